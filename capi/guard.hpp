@@ -1,0 +1,55 @@
+// The one place where C++ exceptions become a qy_status plus a qy_error. Every fallible
+// C function runs its body through guarded(), so nothing ever unwinds into C.
+#pragma once
+
+#include "handles.hpp"
+
+#include "../src/error.hpp"
+
+#include <new>
+#include <string>
+#include <string_view>
+
+namespace queuey::capi {
+
+// Throws an INVALID_ARGUMENT error naming the parameter when it is NULL.
+template <typename T>
+T &require(T *pointer, const char *parameter) {
+    if (pointer == nullptr)
+        throw Error(QY_ERR_INVALID_ARGUMENT, "", std::string(parameter) + " must not be NULL");
+    return *pointer;
+}
+
+// The text of a NUL-terminated string parameter, which must not be NULL.
+inline std::string_view require_text(const char *text, const char *parameter) {
+    return &require(text, parameter);
+}
+
+qy_status report(qy_error **err, qy_status status, const char *message, const std::string &field) noexcept;
+
+// Runs body; on an exception returns its status and, when err is not NULL, an error.
+template <typename Body>
+qy_status guarded(qy_error **err, Body &&body) noexcept {
+    if (err != nullptr) *err = nullptr;
+    try {
+        body();
+        return QY_OK;
+    } catch (const Error &e) {
+        return report(err, e.status(), e.what(), e.field());
+    } catch (const std::bad_alloc &) {
+        return report(err, QY_ERR_NO_MEMORY, "out of memory", "");
+    } catch (const std::exception &e) {
+        return report(err, QY_ERR_INTERNAL, (std::string("internal error: ") + e.what()).c_str(), "");
+    } catch (...) {
+        return report(err, QY_ERR_INTERNAL, "internal error: unknown exception", "");
+    }
+}
+
+// Stores a new handle in *out (set to NULL first, so a failure leaves NULL there).
+template <typename Handle, typename Make>
+qy_status make_handle(Handle **out, qy_error **err, Make &&make) noexcept {
+    if (out != nullptr) *out = nullptr;
+    return guarded(err, [&] { require(out, "out") = new Handle{make()}; });
+}
+
+}  // namespace queuey::capi

@@ -1,0 +1,26 @@
+#include "amqp_properties.hpp"
+
+#include "utf8.hpp"
+
+namespace queuey {
+
+AmqpProperties publish_properties(const Envelope &env) {
+    AmqpProperties props;
+    props.message_id = truncate_utf8(env.job_id, amqp_short_string_max);
+    props.type = truncate_utf8(env.job_type, amqp_short_string_max);
+    props.priority = env.priority;
+    props.headers.push_back({"x-attempt", env.attempt});
+    props.headers.push_back({"x-deferrals", env.deferrals});
+    if (env.correlation_id) props.headers.push_back({"x-correlation-id", *env.correlation_id});
+    return props;
+}
+
+AmqpProperties dead_letter_properties(const Envelope &env, std::string_view reason) {
+    AmqpProperties props = publish_properties(env);
+    props.headers.push_back({"x-death-reason", std::string(reason)});
+    props.headers.push_back({"x-original-queue", env.queue});
+    props.headers.push_back({"x-attempts", env.attempt});
+    return props;
+}
+
+}  // namespace queuey

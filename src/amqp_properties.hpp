@@ -1,0 +1,41 @@
+// The AMQP properties and headers that accompany an envelope on RabbitMQ, derived from
+// the envelope alone so that every publish path (enqueue, retry, deferral, dead letter)
+// sends the same ones. The broker layer turns them into rabbitmq-c structures.
+#pragma once
+
+#include "envelope.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace queuey {
+
+// AMQP short strings (message-id, type) hold at most this many bytes.
+inline constexpr std::size_t amqp_short_string_max = 255;
+
+struct AmqpHeader {
+    std::string name;
+    std::variant<std::uint32_t, std::string> value;  // AMQP field types 'i' and 'S'
+
+    bool operator==(const AmqpHeader &) const = default;
+};
+
+struct AmqpProperties {
+    std::string content_type = "application/json";
+    std::uint8_t delivery_mode = 2;  // persistent
+    std::string message_id;
+    std::string type;
+    std::uint8_t priority = 0;
+    std::vector<AmqpHeader> headers;
+    // Never an expiration: delays are hold queues with a queue-level TTL.
+};
+
+AmqpProperties publish_properties(const Envelope &env);
+
+// publish_properties plus x-death-reason, x-original-queue and x-attempts.
+AmqpProperties dead_letter_properties(const Envelope &env, std::string_view reason);
+
+}  // namespace queuey

@@ -1,0 +1,50 @@
+// Rewrites RapidJSON reader events into a JsonWriter: how a payload is copied through a
+// decode or an encode without ever becoming a DOM (numbers stay as their digits).
+#pragma once
+
+#include "json_writer.hpp"
+
+#include <rapidjson/reader.h>
+
+namespace queuey {
+
+// The typed number events a RapidJSON handler must declare; with
+// kParseNumbersAsStringsFlag the reader never calls them (every number is a RawNumber).
+struct NumbersAsTextHandler {
+    bool Int(int) { return false; }
+    bool Uint(unsigned) { return false; }
+    bool Int64(int64_t) { return false; }
+    bool Uint64(uint64_t) { return false; }
+    bool Double(double) { return false; }
+};
+
+class JsonForwarder : public NumbersAsTextHandler {
+public:
+    explicit JsonForwarder(JsonWriter &writer) : writer_(writer) {}
+
+    bool Null() { return writer_.null(), true; }
+    bool Bool(bool b) { return writer_.boolean(b), true; }
+    // With kParseNumbersAsStringsFlag every number arrives here, as written.
+    bool RawNumber(const char *str, rapidjson::SizeType len, bool) {
+        return writer_.raw_number({str, len}), true;
+    }
+    bool String(const char *str, rapidjson::SizeType len, bool) {
+        return writer_.string({str, len}), true;
+    }
+    bool StartObject() { return writer_.start_object(), true; }
+    bool Key(const char *str, rapidjson::SizeType len, bool) { return writer_.key({str, len}), true; }
+    bool EndObject(rapidjson::SizeType) { return writer_.end_object(), true; }
+    bool StartArray() { return writer_.start_array(), true; }
+    bool EndArray(rapidjson::SizeType) { return writer_.end_array(), true; }
+
+private:
+    JsonWriter &writer_;
+};
+
+// The reader flags every parse in queuey uses: strict UTF-8, numbers kept as text, and an
+// iterative parser so that deeply nested input cannot exhaust the stack.
+inline constexpr unsigned json_parse_flags = rapidjson::kParseValidateEncodingFlag |
+                                             rapidjson::kParseNumbersAsStringsFlag |
+                                             rapidjson::kParseIterativeFlag;
+
+}  // namespace queuey

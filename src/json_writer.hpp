@@ -1,0 +1,42 @@
+// A compact JSON emitter whose bytes match Rust's serde_json, so that a body written by
+// queuey and one written by the Rust implementation are the same for the same envelope.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace queuey {
+
+class JsonWriter {
+public:
+    explicit JsonWriter(std::string &out) : out_(out) {}
+
+    void start_object();
+    void end_object();
+    void start_array();
+    void end_array();
+    void key(std::string_view name);
+    void string(std::string_view text);
+    void unsigned_number(std::uint64_t value);
+    // A number exactly as its JSON text was written (the digits are kept verbatim).
+    void raw_number(std::string_view digits);
+    void boolean(bool value);
+    void null();
+    // A complete JSON value that is already compact and valid.
+    void raw_value(std::string_view json);
+
+private:
+    void before_value();
+
+    std::string &out_;
+    // One entry per open object or array: true until its first member is written.
+    std::vector<bool> first_in_level_;
+    bool after_key_ = false;
+};
+
+// Appends `text` as a JSON string literal (quotes included) with serde_json's escaping.
+void append_json_string(std::string &out, std::string_view text);
+
+}  // namespace queuey

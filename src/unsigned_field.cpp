@@ -1,0 +1,28 @@
+#include "unsigned_field.hpp"
+
+#include <charconv>
+
+namespace queuey {
+
+std::variant<std::uint64_t, std::string> parse_unsigned_field(std::string_view json_number,
+                                                              unsigned bits) {
+    // Long numbers are shortened in the message; the byte offset is not needed to find them.
+    const std::string shown = json_number.size() <= 40
+                                  ? std::string(json_number)
+                                  : std::string(json_number.substr(0, 37)) + "...";
+    const std::string expected = "; expected an unsigned " + std::to_string(bits) + "-bit integer";
+    if (!json_number.empty() && json_number.front() == '-') return shown + " is negative" + expected;
+    if (json_number.find_first_of(".eE") != std::string_view::npos)
+        return shown + " is not an integer" + expected;
+    std::uint64_t value = 0;
+    const auto [end, ec] =
+        std::from_chars(json_number.data(), json_number.data() + json_number.size(), value);
+    const std::uint64_t max = bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+    if (ec == std::errc::result_out_of_range || value > max)
+        return shown + " is out of range" + expected;
+    if (ec != std::errc() || end != json_number.data() + json_number.size())
+        return shown + " is not a number" + expected;
+    return value;
+}
+
+}  // namespace queuey

@@ -1,0 +1,57 @@
+// The golden vectors through the C++ core: decode, encode, transitions, malformed input.
+#include "envelope_codec.hpp"
+#include "error.hpp"
+#include "status.hpp"
+#include "vectors.hpp"
+
+#include <gtest/gtest.h>
+
+namespace queuey {
+namespace {
+
+using test::read_body;
+using test::read_tsv;
+
+TEST(CodecVectors, ValidBodiesReencodeToTheirCanonicalBytes) {
+    for (const auto &row : read_tsv("valid.tsv")) {
+        SCOPED_TRACE(row.at(0));
+        const Envelope env = decode_envelope(read_body(row.at(1)));
+        EXPECT_EQ(encode_envelope(env), read_body(row.at(2)));
+        // The canonical form is a fixed point.
+        EXPECT_EQ(decode_envelope(read_body(row.at(2))), env);
+    }
+}
+
+TEST(CodecVectors, TransitionsGiveTheExpectedBodies) {
+    for (const auto &row : read_tsv("transitions.tsv")) {
+        SCOPED_TRACE(row.at(0));
+        const Envelope env = decode_envelope(read_body(row.at(1)));
+        const std::string &transition = row.at(2);
+        Envelope next;
+        if (transition == "next_attempt") {
+            next = env.next_attempt();
+        } else {
+            ASSERT_EQ(transition.rfind("deferred:", 0), 0u) << transition;
+            next = env.deferred(static_cast<std::uint8_t>(std::stoul(transition.substr(9))));
+        }
+        EXPECT_EQ(encode_envelope(next), read_body(row.at(3)));
+    }
+}
+
+TEST(CodecVectors, MalformedBodiesFailWithTheirStatusAndField) {
+    for (const auto &row : read_tsv("malformed.tsv")) {
+        SCOPED_TRACE(row.at(0));
+        const std::string body = read_body(row.at(1));
+        try {
+            decode_envelope(body);
+            ADD_FAILURE() << "decoded without an error";
+        } catch (const Error &e) {
+            EXPECT_STREQ(status_name(e.status()), row.at(2).c_str()) << e.what();
+            EXPECT_EQ(e.field(), row.at(3)) << e.what();
+            EXPECT_EQ(std::string(e.what()).rfind(row.at(3) + ": ", 0), 0u) << e.what();
+        }
+    }
+}
+
+}  // namespace
+}  // namespace queuey
