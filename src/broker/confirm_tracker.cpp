@@ -1,0 +1,96 @@
+#include "confirm_tracker.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace queuey {
+
+namespace {
+
+void complete(const std::shared_ptr<PublishWaiter> &waiter, std::size_t index,
+              PublishOutcome outcome) {
+    if (waiter) waiter->complete(index, std::move(outcome));
+}
+
+}  // namespace
+
+std::uint64_t ConfirmTracker::published(std::string message_id,
+                                        std::shared_ptr<PublishWaiter> waiter, std::size_t index) {
+    const std::uint64_t tag = next_tag_++;
+    outstanding_.push_back(
+        Pending{tag, std::move(message_id), std::move(waiter), index, false, {}});
+    return tag;
+}
+
+void ConfirmTracker::returned(std::string_view message_id, std::uint16_t reply_code,
+                              std::string_view reply_text) {
+    // The return precedes the ack that covers its publish, so that publish is still
+    // outstanding; among several with the same id, the earliest is the one the broker is
+    // answering (it handles a channel's publishes in order).
+    const auto it = std::find_if(outstanding_.begin(), outstanding_.end(), [&](const Pending &p) {
+        return !p.returned && p.message_id == message_id;
+    });
+    if (it == outstanding_.end()) return;  // not ours (or already settled): nothing to attribute
+    it->returned = true;
+    it->return_reason = std::to_string(reply_code);
+    it->return_reason += ' ';
+    it->return_reason += reply_text;
+}
+
+template <typename Outcome>
+void ConfirmTracker::settle_through(std::uint64_t tag, bool multiple, Outcome outcome_of) {
+    // Take the settled publishes out first: a waiter's complete() then never sees the
+    // tracker half-updated.
+    std::deque<Pending> settled;
+    if (multiple) {
+        // AMQP 0-9-1: multiple with tag 0 means every outstanding publish.
+        const auto end = tag == 0 ? outstanding_.end()
+                                  : std::find_if(outstanding_.begin(), outstanding_.end(),
+                                                 [&](const Pending &p) { return p.tag > tag; });
+        std::move(outstanding_.begin(), end, std::back_inserter(settled));
+        outstanding_.erase(outstanding_.begin(), end);
+    } else {
+        // Tags are increasing, so a binary search finds the one publish; an ack for a tag
+        // that is not outstanding (settled already, or never sent) is ignored.
+        const auto it =
+            std::lower_bound(outstanding_.begin(), outstanding_.end(), tag,
+                             [](const Pending &p, std::uint64_t t) { return p.tag < t; });
+        if (it == outstanding_.end() || it->tag != tag) return;
+        settled.push_back(std::move(*it));
+        outstanding_.erase(it);
+    }
+    for (const Pending &p : settled) complete(p.waiter, p.index, outcome_of(p));
+}
+
+void ConfirmTracker::acked(std::uint64_t tag, bool multiple) {
+    settle_through(tag, multiple, [](const Pending &p) {
+        if (!p.returned) return PublishOutcome{QY_OK, {}};
+        return PublishOutcome{QY_ERR_UNROUTABLE,
+                              "publish of message " + p.message_id +
+                                  " was returned by the broker: " + p.return_reason};
+    });
+}
+
+void ConfirmTracker::nacked(std::uint64_t tag, bool multiple) {
+    settle_through(tag, multiple, [](const Pending &p) {
+        return PublishOutcome{QY_ERR_NACKED, "publish of message " + p.message_id +
+                                                 " was refused by the broker (basic.nack)"};
+    });
+}
+
+void ConfirmTracker::fail_all(qy_status status, const std::string &message) {
+    std::deque<Pending> failed;
+    failed.swap(outstanding_);
+    for (const Pending &p : failed) complete(p.waiter, p.index, PublishOutcome{status, message});
+}
+
+void ConfirmTracker::reset() {
+    // Tags of the old channel mean nothing on the new one: anything still outstanding
+    // could never be confirmed, so it fails rather than being matched to a new tag.
+    fail_all(QY_ERR_CONNECTION,
+             "the channel was replaced before the broker confirmed the publish; it may or may "
+             "not have been accepted");
+    next_tag_ = 1;
+}
+
+}  // namespace queuey

@@ -1,0 +1,55 @@
+// Publisher confirms on one channel with many publishes in flight, attributed exactly.
+//
+// The broker numbers publishes on a channel in confirm mode 1, 2, 3, ... A basic.return
+// (unroutable mandatory publish) carries no delivery tag, only the message; it always
+// arrives before the basic.ack that covers that publish. So a return is recorded
+// against the earliest outstanding publish with the returned message-id, and an ack
+// (possibly `multiple`) completes everything up to its tag: failed where returned,
+// succeeded otherwise. This is what lets a batch keep many publishes in flight without
+// losing track of which one the broker returned.
+#pragma once
+
+#include "publish_waiter.hpp"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace queuey {
+
+class ConfirmTracker {
+public:
+    // A publish that was just written; returns its delivery tag.
+    std::uint64_t published(std::string message_id, std::shared_ptr<PublishWaiter> waiter,
+                            std::size_t index);
+    // basic.return: the earliest outstanding, not yet returned publish with this id.
+    void returned(std::string_view message_id, std::uint16_t reply_code, std::string_view reply_text);
+    // basic.ack / basic.nack for tag (and every earlier one when multiple).
+    void acked(std::uint64_t tag, bool multiple);
+    void nacked(std::uint64_t tag, bool multiple);
+    // The channel or connection is gone: every outstanding publish fails with status.
+    void fail_all(qy_status status, const std::string &message);
+    // A new channel in confirm mode starts counting at 1 again (after fail_all).
+    void reset();
+
+    std::size_t outstanding() const { return outstanding_.size(); }
+
+private:
+    struct Pending {
+        std::uint64_t tag;
+        std::string message_id;
+        std::shared_ptr<PublishWaiter> waiter;
+        std::size_t index;
+        bool returned = false;
+        std::string return_reason;
+    };
+    template <typename Outcome>
+    void settle_through(std::uint64_t tag, bool multiple, Outcome outcome_of);
+
+    std::deque<Pending> outstanding_;  // in tag order
+    std::uint64_t next_tag_ = 1;
+};
+
+}  // namespace queuey

@@ -1,0 +1,39 @@
+// The caller's side of one or more publishes handed to the I/O thread: it waits here
+// while the I/O thread fills in each publish's outcome as confirms and returns arrive.
+#pragma once
+
+#include <queuey/queuey.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace queuey {
+
+struct PublishOutcome {
+    qy_status status = QY_ERR_INTERNAL;  // until completed
+    std::string message;                 // empty on success
+};
+
+class PublishWaiter {
+public:
+    explicit PublishWaiter(std::size_t publishes) : outcomes_(publishes), pending_(publishes) {}
+
+    // Called once per index by the I/O thread.
+    void complete(std::size_t index, PublishOutcome outcome);
+    // True when every publish has its outcome before the deadline.
+    bool wait_until(std::chrono::steady_clock::time_point deadline);
+    // Valid after wait_until returned true.
+    const std::vector<PublishOutcome> &outcomes() const { return outcomes_; }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable done_;
+    std::vector<PublishOutcome> outcomes_;
+    std::size_t pending_;
+};
+
+}  // namespace queuey

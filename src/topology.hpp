@@ -1,0 +1,78 @@
+// The queues of one logical queue on RabbitMQ: names, arguments and hold-queue TTLs, as
+// behaviour.md section 3 lays them out. Pure: nothing here talks to a broker.
+#pragma once
+
+#include "retry_policy.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace queuey {
+
+// The longest delay a hold queue can express: half the largest TTL, so that the hold
+// queue's x-expires (twice the TTL) still fits.
+inline constexpr std::uint64_t max_delay_ms = 2147483647;
+// q.deferred.2147483647 must fit in an AMQP short string (255 bytes).
+inline constexpr std::size_t max_queue_name_bytes = 235;
+inline constexpr std::uint8_t default_max_priority = 10;
+inline constexpr std::uint16_t default_prefetch = 16;
+
+// A logical queue as the user configures it.
+struct QueueConfig {
+    std::string name;
+    bool durable = true;
+    std::optional<std::uint8_t> max_priority = default_max_priority;  // nullopt: no priorities
+    std::optional<std::int64_t> message_ttl_ms;                       // work queue TTL, if set
+    std::uint16_t prefetch = default_prefetch;
+    // The step that hold-queue TTLs are rounded up to; zero counts as 1 ms.
+    std::chrono::milliseconds delay_granularity{1000};
+    // The retry policy of the jobs of this queue, below the worker's overrides.
+    std::optional<RetryPolicy> retry_policy;
+
+    // The priority a deferral publishes at: the queue's max, 0 without priorities.
+    std::uint8_t deferral_priority() const { return max_priority.value_or(0); }
+};
+
+// An AMQP table value of the types the topology uses: 'B' (unsigned 8-bit),
+// 'l' (signed 64-bit) and 'S' (string).
+using QueueArgumentValue = std::variant<std::uint8_t, std::int64_t, std::string>;
+
+struct QueueArgument {
+    std::string name;
+    QueueArgumentValue value;
+    bool operator==(const QueueArgument &) const = default;
+};
+
+// What is declared on the broker: queue.declare(name, durable, arguments).
+struct QueueSpec {
+    std::string name;
+    bool durable = true;
+    std::vector<QueueArgument> arguments;
+    bool operator==(const QueueSpec &) const = default;
+};
+
+// Throws Error(QY_ERR_INVALID_ARGUMENT, "queue") unless name is a usable logical queue
+// name: non-empty, valid UTF-8 without NUL, at most max_queue_name_bytes bytes.
+void check_queue_name(std::string_view name);
+
+std::string dead_letter_queue_name(std::string_view queue);               // q.dead
+std::string hold_queue_name(std::string_view queue, std::uint64_t ttl_ms);  // q.deferred.N
+
+// The TTL of the hold queue for a delay: rounded up to whole milliseconds, then up to a
+// multiple of the granularity, at least one step. Throws Error(QY_ERR_INVALID_ARGUMENT,
+// "delay") when the result exceeds max_delay_ms (never clamped: a hold may be late,
+// never early) or the delay is negative.
+std::uint64_t hold_ttl_ms(std::chrono::nanoseconds delay, std::chrono::milliseconds granularity);
+
+// Each throws like check_queue_name for a bad config.name.
+QueueSpec work_queue_spec(const QueueConfig &config);
+QueueSpec dead_letter_queue_spec(const QueueConfig &config);
+QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms);
+
+}  // namespace queuey
