@@ -6,6 +6,8 @@
 
 #include "../src/error.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <string_view>
@@ -23,6 +25,13 @@ T &require(T *pointer, const char *parameter) {
 // The text of a NUL-terminated string parameter, which must not be NULL.
 inline std::string_view require_text(const char *text, const char *parameter) {
     return &require(text, parameter);
+}
+
+// A delay given in milliseconds; values past the longest hold are refused later, by
+// the topology, with the limit in the message.
+inline std::chrono::nanoseconds delay_of(uint64_t delay_ms) {
+    constexpr uint64_t max_ms = INT64_MAX / 1000000;
+    return std::chrono::milliseconds(static_cast<int64_t>(delay_ms > max_ms ? max_ms : delay_ms));
 }
 
 qy_status report(qy_error **err, qy_status status, const char *message, const std::string &field) noexcept;

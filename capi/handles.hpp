@@ -4,8 +4,12 @@
 #include <queuey/queuey.h>
 
 #include "../src/amqp_properties.hpp"
+#include "../src/backend.hpp"
+#include "../src/broker/rabbit_backend.hpp"
 #include "../src/envelope.hpp"
+#include "../src/producer.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -21,4 +25,32 @@ struct qy_envelope {
 
 struct qy_properties {
     queuey::AmqpProperties value;
+};
+
+struct qy_client_options {
+    queuey::RabbitBackendOptions rabbit;
+};
+
+struct qy_client {
+    std::shared_ptr<queuey::Backend> backend;
+};
+
+struct qy_queue_config {
+    queuey::QueueConfig value;
+};
+
+struct qy_producer {
+    queuey::Producer producer;
+};
+
+// Each keeps the backend alive: they may outlive the qy_client they came from.
+struct qy_consumer {
+    std::shared_ptr<queuey::Backend> backend;
+    std::unique_ptr<queuey::Consumer> consumer;
+};
+
+struct qy_delivery {
+    std::shared_ptr<queuey::Backend> backend;
+    std::unique_ptr<queuey::Delivery> delivery;
+    qy_envelope envelope;  // a copy, for qy_delivery_envelope()
 };

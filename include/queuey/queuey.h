@@ -64,7 +64,31 @@ typedef enum qy_status {
     QY_ERR_BAD_JSON = -10,
     /** Well-formed JSON that is not a valid envelope: not an object, a required field
         missing, a field duplicated, of the wrong type or out of range. */
-    QY_ERR_BAD_ENVELOPE = -11
+    QY_ERR_BAD_ENVELOPE = -11,
+    /** The broker cannot be reached, or the connection was lost. Retryable. */
+    QY_ERR_CONNECTION = -20,
+    /** No answer in time. A publish that timed out may or may not have been accepted. */
+    QY_ERR_TIMEOUT = -21,
+    /** The broker returned a mandatory publish: no queue of that name exists. */
+    QY_ERR_UNROUTABLE = -22,
+    /** The broker refused a publish (basic.nack). */
+    QY_ERR_NACKED = -23,
+    /** A queue already exists with other arguments (PRECONDITION_FAILED); the error
+        names the queue and the argument. */
+    QY_ERR_PRECONDITION_FAILED = -24,
+    /** Another error reported by the broker (access refused, not found, ...). */
+    QY_ERR_BROKER = -25,
+    /** The client, consumer or worker was closed. */
+    QY_ERR_CLOSED = -26,
+    /** Asked for something this build cannot do, such as amqps:// without TLS. */
+    QY_ERR_UNSUPPORTED = -27,
+    /** The broker refused the user name or password. */
+    QY_ERR_AUTH = -28,
+    /** A settle of a delivery received before a reconnect: it was not sent (the broker
+        redelivers the job). */
+    QY_ERR_STALE_DELIVERY = -29,
+    /** The delivery was already settled. */
+    QY_ERR_ALREADY_SETTLED = -30
 } qy_status;
 
 /**
@@ -313,6 +337,285 @@ QY_API uint32_t qy_properties_header_u32(const qy_properties *props, size_t inde
 
 /** The value of header `index` if it is QY_FIELD_STRING, else NULL. Borrowed. @since 0.1.0 */
 QY_API const char *qy_properties_header_string(const qy_properties *props, size_t index);
+
+/* ---------------------------------------------------------------------------------- */
+/* Clients: a connection to where jobs live                                           */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * How a client connects. Created with qy_client_options_new(), changed with setters,
+ * freed with qy_client_options_free(); qy_client_new() copies what it needs, so the
+ * options may be freed right after.
+ * @since 0.1.0
+ */
+typedef struct qy_client_options qy_client_options;
+
+/** New options with the defaults documented on each setter. @since 0.1.0 */
+QY_API qy_status qy_client_options_new(qy_client_options **out, qy_error **err);
+
+/** Frees options. NULL is a no-op. @since 0.1.0 */
+QY_API void qy_client_options_free(qy_client_options *opts);
+
+/**
+ * Adds a broker URL to try, in turn, after the one given to qy_client_new() (the nodes
+ * of a cluster). Errors: QY_ERR_INVALID_ARGUMENT for a URL that does not parse (the
+ * message never shows its password).
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_options_add_url(qy_client_options *opts, const char *url,
+                                           qy_error **err);
+
+/** The connection name shown in RabbitMQ's management UI. Default "queuey". @since 0.1.0 */
+QY_API qy_status qy_client_options_set_connection_name(qy_client_options *opts, const char *name,
+                                                       qy_error **err);
+
+/** The AMQP heartbeat in seconds; 0 turns heartbeats off. Default 30. @since 0.1.0 */
+QY_API qy_status qy_client_options_set_heartbeat(qy_client_options *opts, uint16_t seconds,
+                                                 qy_error **err);
+
+/** How long a TCP/TLS connect and login may take. Default 10000 ms. @since 0.1.0 */
+QY_API qy_status qy_client_options_set_connect_timeout_ms(qy_client_options *opts,
+                                                          uint32_t timeout_ms, qy_error **err);
+
+/**
+ * How long a publish waits for the broker's confirm (also bounds declares and
+ * subscribes). A publish that times out fails with QY_ERR_TIMEOUT: the job may or may
+ * not have been accepted. Default 30000 ms; 0 is refused.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_options_set_publish_timeout_ms(qy_client_options *opts,
+                                                          uint32_t timeout_ms, qy_error **err);
+
+/**
+ * For amqps:// URLs: a PEM file with the CA certificates the broker's certificate is
+ * verified against. Default: the system's CAs. The peer and its host name are always
+ * verified.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_options_set_ca_cert_file(qy_client_options *opts, const char *path,
+                                                    qy_error **err);
+
+/**
+ * How to reconnect after the connection is lost. max_attempts: -1 tries forever, 0
+ * never reconnects (every call then fails fast with QY_ERR_CONNECTION), N gives up
+ * after N attempts. The first attempt is immediate; attempt n > 1 waits
+ * min(max_ms, base_ms * factor^(n-2)), uniformly jittered in [0, that] when jitter is
+ * non-zero. Default: -1, 500 ms, 2.0, 30000 ms, jitter on. The first connect of
+ * qy_client_new() is never retried.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_options_set_reconnect(qy_client_options *opts, int64_t max_attempts,
+                                                 uint32_t base_ms, double factor, uint32_t max_ms,
+                                                 int jitter, qy_error **err);
+
+/**
+ * A client: one connection to a broker, shared by the producers and consumers made from
+ * it. Thread-safe: any function taking a qy_client may be called from many threads at
+ * once.
+ * @since 0.1.0
+ */
+typedef struct qy_client qy_client;
+
+/**
+ * Connects to url: amqp://user:pass@host:port/vhost, or amqps://... for TLS (refused
+ * with QY_ERR_UNSUPPORTED on a build without TLS, never downgraded to plaintext). opts
+ * may be NULL for the defaults. The connect is not retried: a broker that cannot be
+ * reached fails here with QY_ERR_CONNECTION (QY_ERR_AUTH for a refused login).
+ * On success *out is the caller's, freed with qy_client_free().
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_new(const char *url, const qy_client_options *opts, qy_client **out,
+                               qy_error **err);
+
+/**
+ * Closes the connection and frees the client. Producers, consumers and deliveries made
+ * from it stay valid to free, but their calls then fail with QY_ERR_CLOSED. NULL is a
+ * no-op.
+ * @since 0.1.0
+ */
+QY_API void qy_client_free(qy_client *client);
+
+/* ---------------------------------------------------------------------------------- */
+/* Queues                                                                             */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * The configuration of a logical queue q: on RabbitMQ the queues q, q.dead and the
+ * hold queues q.deferred.{ttl_ms}. Freed with qy_queue_config_free().
+ * @since 0.1.0
+ */
+typedef struct qy_queue_config qy_queue_config;
+
+/**
+ * A configuration with the defaults: durable, max priority 10, no message TTL,
+ * prefetch 16, delays rounded up to whole seconds. name: non-empty UTF-8, at most 235
+ * bytes (so that its longest hold queue name fits AMQP's 255); a longer one is refused
+ * here, before anything is declared.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_queue_config_new(const char *name, qy_queue_config **out, qy_error **err);
+
+/** Frees a configuration. NULL is a no-op. @since 0.1.0 */
+QY_API void qy_queue_config_free(qy_queue_config *config);
+
+/** Whether q and its hold queues survive a broker restart (q.dead always does). @since 0.1.0 */
+QY_API qy_status qy_queue_config_set_durable(qy_queue_config *config, int durable, qy_error **err);
+
+/**
+ * The queue's x-max-priority, 1 to 255, or 0 for a queue without priorities (deferred
+ * jobs then arrive at priority 0). Default 10.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_queue_config_set_max_priority(qy_queue_config *config, uint8_t max_priority,
+                                                  qy_error **err);
+
+/** The work queue's x-message-ttl in ms; a negative value removes it. Default none. @since 0.1.0 */
+QY_API qy_status qy_queue_config_set_message_ttl_ms(qy_queue_config *config, int64_t ttl_ms,
+                                                    qy_error **err);
+
+/** How many unacknowledged deliveries a consumer holds at once, 1 to 65535. Default 16. @since 0.1.0 */
+QY_API qy_status qy_queue_config_set_prefetch(qy_queue_config *config, uint16_t prefetch,
+                                              qy_error **err);
+
+/**
+ * The step that delays are rounded up to (one hold queue per distinct step count);
+ * 0 counts as 1 ms. Default 1000 ms.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_queue_config_set_delay_granularity_ms(qy_queue_config *config,
+                                                          uint32_t granularity_ms, qy_error **err);
+
+/**
+ * Declares the queue and its dead-letter queue (idempotent) and remembers the
+ * configuration, which delayed publishes, deferrals and consumers of this queue need.
+ * Declared again after every reconnect. A queue that exists with other arguments fails
+ * with QY_ERR_PRECONDITION_FAILED naming the queue and the argument; the client stays
+ * usable.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_declare(qy_client *client, const qy_queue_config *config,
+                                   qy_error **err);
+
+/* ---------------------------------------------------------------------------------- */
+/* Producing                                                                          */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * Puts jobs on queues. Thread-safe. Every publish is mandatory and waits for the
+ * broker's confirm: QY_OK means the broker has the job. Freed with qy_producer_free().
+ * @since 0.1.0
+ */
+typedef struct qy_producer qy_producer;
+
+/** A producer on client. On success *out is the caller's. @since 0.1.0 */
+QY_API qy_status qy_producer_new(qy_client *client, qy_producer **out, qy_error **err);
+
+/** Frees a producer. NULL is a no-op. @since 0.1.0 */
+QY_API void qy_producer_free(qy_producer *producer);
+
+/**
+ * Publishes env to its queue. Errors: QY_ERR_UNROUTABLE (no such queue),
+ * QY_ERR_NACKED, QY_ERR_TIMEOUT, QY_ERR_CONNECTION, QY_ERR_CLOSED.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *env,
+                                     qy_error **err);
+
+/**
+ * Publishes env so that it arrives in its queue after delay_ms (rounded up to the
+ * queue's granularity; at most 2147483647 ms, longer is refused), at priority 0. The
+ * queue must have been declared by this client.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_producer_enqueue_after(qy_producer *producer, const qy_envelope *env,
+                                           uint64_t delay_ms, qy_error **err);
+
+/**
+ * Like qy_producer_enqueue_after(), but the job arrives at the queue's max priority,
+ * ahead of the backlog.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_producer_defer(qy_producer *producer, const qy_envelope *env,
+                                   uint64_t delay_ms, qy_error **err);
+
+/**
+ * Publishes count envelopes with many in flight at once and waits for every confirm.
+ * statuses (count entries, may be NULL) receives each publish's own outcome: a publish
+ * the broker returned fails alone. Returns QY_OK when all succeeded, else the status of
+ * the first failure (the error says how many failed).
+ * @since 0.1.0
+ */
+QY_API qy_status qy_producer_enqueue_batch(qy_producer *producer, const qy_envelope *const *envs,
+                                           size_t count, qy_status *statuses, qy_error **err);
+
+/* ---------------------------------------------------------------------------------- */
+/* Consuming                                                                          */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * Receives the jobs of one declared queue with the queue's prefetch. Use it from one
+ * thread at a time. Freed with qy_consumer_free(), which returns its unsettled
+ * deliveries to the queue.
+ * @since 0.1.0
+ */
+typedef struct qy_consumer qy_consumer;
+
+/** One received job; settle it exactly once, from any thread. @since 0.1.0 */
+typedef struct qy_delivery qy_delivery;
+
+/** Subscribes to a queue declared by this client. @since 0.1.0 */
+QY_API qy_status qy_consumer_new(qy_client *client, const char *queue, qy_consumer **out,
+                                 qy_error **err);
+
+/** Cancels the subscription and frees the consumer. NULL is a no-op. @since 0.1.0 */
+QY_API void qy_consumer_free(qy_consumer *consumer);
+
+/**
+ * Waits up to timeout_ms for the next job. On QY_OK, *out is a delivery (the caller's,
+ * freed with qy_delivery_free()) or NULL when the time ran out. A body that is not a
+ * valid envelope never comes out here: it is copied verbatim to the dead-letter queue
+ * with x-death-reason "malformed envelope" and acknowledged.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_consumer_next(qy_consumer *consumer, uint32_t timeout_ms, qy_delivery **out,
+                                  qy_error **err);
+
+/** The delivered envelope. Borrowed from the delivery. @since 0.1.0 */
+QY_API const qy_envelope *qy_delivery_envelope(const qy_delivery *delivery);
+
+/** 1 when the broker delivered this job before (to a consumer that did not settle it). @since 0.1.0 */
+QY_API int qy_delivery_redelivered(const qy_delivery *delivery);
+
+/** Acknowledges: the job is done. @since 0.1.0 */
+QY_API qy_status qy_delivery_ack(qy_delivery *delivery, qy_error **err);
+
+/**
+ * Publishes next (usually qy_envelope_next_attempt() of the delivered envelope) to
+ * arrive after delay_ms, waits for the broker's confirm, and only then acknowledges.
+ * If the publish fails, nothing is acknowledged: the job is redelivered, never lost.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_delivery_retry(qy_delivery *delivery, const qy_envelope *next,
+                                   uint64_t delay_ms, qy_error **err);
+
+/** As qy_delivery_retry(), for a deferral (next from qy_envelope_deferred()). @since 0.1.0 */
+QY_API qy_status qy_delivery_defer(qy_delivery *delivery, const qy_envelope *next,
+                                   uint64_t delay_ms, qy_error **err);
+
+/**
+ * Publishes the envelope to the dead-letter queue with headers x-death-reason = reason,
+ * x-original-queue and x-attempts, waits for the confirm, then acknowledges.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_delivery_dead_letter(qy_delivery *delivery, const char *reason,
+                                         qy_error **err);
+
+/**
+ * Frees a delivery. One that was not settled goes back to its queue (to be delivered
+ * again). NULL is a no-op.
+ * @since 0.1.0
+ */
+QY_API void qy_delivery_free(qy_delivery *delivery);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,71 @@
+// The seam between what users call (producer, consumer, worker) and where jobs live:
+// RabbitMQ (broker/rabbit_backend) or the process itself (memory backend). Both keep
+// the same promises, so the layers above never know which one they talk to.
+#pragma once
+
+#include "broker/publish_waiter.hpp"
+#include "envelope.hpp"
+#include "topology.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace queuey {
+
+// One received job. Settle it exactly once; every settle throws Error on failure and
+// then leaves the delivery unsettled (the job is not lost: it is redelivered).
+class Delivery {
+public:
+    virtual ~Delivery() = default;
+
+    virtual const Envelope &envelope() const = 0;
+    // The configuration of the queue it was consumed from.
+    virtual const QueueConfig &queue() const = 0;
+    // The job was delivered before to a consumer that was lost without settling it: it
+    // may have been running when its worker died. Redeliveries that this process caused
+    // itself (jobs it held when its connection or channel was replaced) do not count.
+    virtual bool redelivered() const = 0;
+
+    virtual void ack() = 0;
+    // Publishes next into the hold queue for delay, then acks. next is what the retry
+    // policy made of envelope(): next_attempt() for a retry, deferred() for a deferral.
+    virtual void retry(const Envelope &next, std::chrono::nanoseconds delay) = 0;
+    virtual void defer(const Envelope &next, std::chrono::nanoseconds delay) = 0;
+    // Publishes the envelope to the dead-letter queue with the reason, then acks.
+    virtual void dead_letter(const std::string &reason) = 0;
+};
+
+class Consumer {
+public:
+    virtual ~Consumer() = default;
+    // The next valid delivery, or nullptr when the timeout passes first. Malformed
+    // bodies never come out of here: they are copied to the dead-letter queue.
+    virtual std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    // Creates the work and dead-letter queues (idempotent) and remembers the config.
+    virtual void declare(const QueueConfig &config) = 0;
+    // The config this backend declared for a queue; throws Error(QY_ERR_INVALID_ARGUMENT,
+    // "queue") when it declared none.
+    virtual QueueConfig config_of(const std::string &queue) const = 0;
+    // Publishes each envelope to its queue, or after delay through the queue's hold
+    // queue; one outcome per envelope, in order. Success means the broker took it.
+    virtual std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+                                                std::optional<std::chrono::nanoseconds> delay) = 0;
+    // Consumes declared queues, each with its prefetch; one consumer yields the
+    // deliveries of all of them.
+    virtual std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues) = 0;
+    std::unique_ptr<Consumer> consume(const std::string &queue) {
+        return consume(std::vector<std::string>{queue});
+    }
+    virtual void close() = 0;
+};
+
+}  // namespace queuey

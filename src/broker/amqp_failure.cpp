@@ -1,0 +1,24 @@
+#include "amqp_failure.hpp"
+
+namespace queuey {
+
+qy_status status_for_reply_code(std::uint16_t reply_code) {
+    switch (reply_code) {
+        case AMQP_PRECONDITION_FAILED: return QY_ERR_PRECONDITION_FAILED;
+        case AMQP_ACCESS_REFUSED: return QY_ERR_AUTH;
+        case AMQP_CONNECTION_FORCED: return QY_ERR_CONNECTION;
+        default: return QY_ERR_BROKER;
+    }
+}
+
+std::string reply_text(std::uint16_t reply_code, amqp_bytes_t text) {
+    return std::to_string(reply_code) + " " +
+           std::string(static_cast<const char *>(text.bytes), text.len);
+}
+
+void throw_library_error(int amqp_status, std::string_view doing) {
+    const qy_status status = amqp_status == AMQP_STATUS_TIMEOUT ? QY_ERR_TIMEOUT : QY_ERR_CONNECTION;
+    throw ConnectionLost(status, std::string(doing) + ": " + amqp_error_string2(amqp_status));
+}
+
+}  // namespace queuey

@@ -1,0 +1,241 @@
+#include "amqp_session.hpp"
+
+#include "amqp_failure.hpp"
+#include "amqp_table.hpp"
+
+#include <queuey/version.h>
+
+#include <amqp_tcp_socket.h>
+#ifdef QUEUEY_HAVE_TLS
+#include <amqp_ssl_socket.h>
+#include <openssl/ssl.h>
+#endif
+
+#include <sys/time.h>
+
+namespace queuey {
+
+namespace {
+
+timeval to_timeval(std::chrono::milliseconds duration) {
+    const auto ms = duration.count() < 0 ? 0 : duration.count();
+    return {static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+}
+
+amqp_table_entry_t string_entry(const char *key, const std::string &value) {
+    amqp_table_entry_t entry{};
+    entry.key = amqp_cstring_bytes(key);
+    entry.value.kind = AMQP_FIELD_KIND_UTF8;
+    entry.value.value.bytes = amqp_bytes_of(value);
+    return entry;
+}
+
+amqp_table_entry_t boolean_entry(const char *key) {
+    amqp_table_entry_t entry{};
+    entry.key = amqp_cstring_bytes(key);
+    entry.value.kind = AMQP_FIELD_KIND_BOOLEAN;
+    entry.value.value.boolean = 1;
+    return entry;
+}
+
+amqp_socket_t *new_socket(amqp_connection_state_t state, const AmqpUrl &url,
+                          const SessionOptions &options) {
+    if (!url.tls) return amqp_tcp_socket_new(state);
+#ifdef QUEUEY_HAVE_TLS
+    amqp_socket_t *socket = amqp_ssl_socket_new(state);
+    if (socket == nullptr) throw ConnectionLost(QY_ERR_CONNECTION, "cannot create a TLS socket");
+    amqp_ssl_socket_set_verify_peer(socket, 1);
+    amqp_ssl_socket_set_verify_hostname(socket, 1);
+    if (!options.ca_cert_file.empty()) {
+        if (amqp_ssl_socket_set_cacert(socket, options.ca_cert_file.c_str()) != AMQP_STATUS_OK)
+            throw Error(QY_ERR_INVALID_ARGUMENT, "ca_cert_file",
+                        "cannot load CA certificates from " + options.ca_cert_file);
+    } else {
+        auto *context = static_cast<SSL_CTX *>(amqp_ssl_socket_get_context(socket));
+        if (SSL_CTX_set_default_verify_paths(context) != 1)
+            throw Error(QY_ERR_CONNECTION, "", "cannot load the system's CA certificates");
+    }
+    return socket;
+#else
+    (void)options;
+    throw Error(QY_ERR_UNSUPPORTED, "url",
+                "amqps:// needs TLS, and this build of queuey has none; refusing to fall back to "
+                "plaintext");
+#endif
+}
+
+}  // namespace
+
+AmqpSession::AmqpSession(const AmqpUrl &url, const SessionOptions &options)
+    : state_(amqp_new_connection()), server_(url.redacted()) {
+    if (state_ == nullptr) throw Error(QY_ERR_NO_MEMORY, "", "cannot allocate a connection");
+    try {
+        amqp_socket_t *socket = new_socket(state_, url, options);
+        if (socket == nullptr) throw ConnectionLost(QY_ERR_CONNECTION, "cannot create a socket");
+        timeval connect_timeout = to_timeval(options.connect_timeout);
+        const int opened = amqp_socket_open_noblock(socket, url.host.c_str(), url.port, &connect_timeout);
+        if (opened != AMQP_STATUS_OK) {
+            broken_ = true;
+            throw_library_error(opened, "cannot connect to " + server_);
+        }
+        timeval rpc_timeout = to_timeval(options.rpc_timeout);
+        amqp_set_handshake_timeout(state_, &connect_timeout);
+        amqp_set_rpc_timeout(state_, &rpc_timeout);
+
+        const std::string product = "queuey", version = QY_VERSION_STRING;
+        amqp_table_entry_t capability_entries[] = {
+            boolean_entry("publisher_confirms"), boolean_entry("basic.nack"),
+            boolean_entry("connection.blocked"), boolean_entry("consumer_cancel_notify"),
+            boolean_entry("authentication_failure_close")};
+        amqp_table_entry_t property_entries[4] = {
+            string_entry("connection_name", options.connection_name),
+            string_entry("product", product), string_entry("version", version), {}};
+        property_entries[3].key = amqp_cstring_bytes("capabilities");
+        property_entries[3].value.kind = AMQP_FIELD_KIND_TABLE;
+        property_entries[3].value.value.table = {5, capability_entries};
+        const amqp_table_t properties{4, property_entries};
+
+        const auto heartbeat = static_cast<int>(options.heartbeat.count());
+        check_reply(amqp_login_with_properties(state_, url.vhost.c_str(), 0, 131072, heartbeat,
+                                               &properties, AMQP_SASL_METHOD_PLAIN,
+                                               url.user.c_str(), url.password.c_str()),
+                    0, "cannot log in to " + server_);
+    } catch (...) {
+        amqp_destroy_connection(state_);
+        throw;
+    }
+}
+
+AmqpSession::~AmqpSession() {
+    if (!broken_) amqp_connection_close(state_, AMQP_REPLY_SUCCESS);
+    amqp_destroy_connection(state_);
+}
+
+int AmqpSession::socket_fd() const { return amqp_get_sockfd(state_); }
+
+bool AmqpSession::has_buffered_input() const {
+    return amqp_frames_enqueued(state_) || amqp_data_in_buffer(state_);
+}
+
+void AmqpSession::check_status(int status, std::string_view doing) {
+    if (status == AMQP_STATUS_OK) return;
+    broken_ = true;
+    throw_library_error(status, doing);
+}
+
+void AmqpSession::check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, std::string_view doing) {
+    switch (reply.reply_type) {
+        case AMQP_RESPONSE_NORMAL: return;
+        case AMQP_RESPONSE_NONE:
+            broken_ = true;
+            throw ConnectionLost(QY_ERR_CONNECTION, std::string(doing) + ": no reply from the broker");
+        case AMQP_RESPONSE_LIBRARY_EXCEPTION:
+            broken_ = true;
+            throw_library_error(reply.library_error, doing);
+        case AMQP_RESPONSE_SERVER_EXCEPTION: break;
+    }
+    if (reply.reply.id == AMQP_CONNECTION_CLOSE_METHOD) {
+        const auto *close = static_cast<amqp_connection_close_t *>(reply.reply.decoded);
+        amqp_connection_close_ok_t close_ok{};
+        amqp_send_method(state_, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &close_ok);
+        broken_ = true;
+        const qy_status status = close->reply_code == AMQP_ACCESS_REFUSED ? QY_ERR_AUTH : QY_ERR_CONNECTION;
+        throw ConnectionLost(status, std::string(doing) + ": the broker closed the connection: " +
+                                         reply_text(close->reply_code, close->reply_text));
+    }
+    if (reply.reply.id == AMQP_CHANNEL_CLOSE_METHOD) {
+        const auto *close = static_cast<amqp_channel_close_t *>(reply.reply.decoded);
+        const std::string text = reply_text(close->reply_code, close->reply_text);
+        const qy_status status = status_for_reply_code(close->reply_code);
+        confirm_channel_closed(channel);
+        throw ChannelClosed(status, channel, std::string(doing) + ": " + text);
+    }
+    broken_ = true;
+    throw ConnectionLost(QY_ERR_BROKER, std::string(doing) + ": unexpected reply from the broker");
+}
+
+void AmqpSession::open_channel(amqp_channel_t channel) {
+    amqp_channel_open(state_, channel);
+    check_reply(amqp_get_rpc_reply(state_), channel, "opening channel " + std::to_string(channel));
+}
+
+void AmqpSession::close_channel(amqp_channel_t channel) {
+    check_reply(amqp_channel_close(state_, channel, AMQP_REPLY_SUCCESS), channel,
+                "closing channel " + std::to_string(channel));
+}
+
+void AmqpSession::confirm_select(amqp_channel_t channel) {
+    amqp_confirm_select(state_, channel);
+    check_reply(amqp_get_rpc_reply(state_), channel, "enabling publisher confirms");
+}
+
+void AmqpSession::declare_queue(amqp_channel_t channel, const QueueSpec &spec) {
+    const AmqpTable arguments(spec.arguments);
+    amqp_queue_declare(state_, channel, amqp_bytes_of(spec.name), 0, spec.durable ? 1 : 0, 0, 0,
+                       arguments.table());
+    check_reply(amqp_get_rpc_reply(state_), channel, "declaring queue '" + spec.name + "'");
+}
+
+void AmqpSession::qos(amqp_channel_t channel, std::uint16_t prefetch) {
+    amqp_basic_qos(state_, channel, 0, prefetch, 0);
+    check_reply(amqp_get_rpc_reply(state_), channel, "setting the prefetch");
+}
+
+void AmqpSession::consume(amqp_channel_t channel, const std::string &queue,
+                          const std::string &consumer_tag) {
+    amqp_basic_consume(state_, channel, amqp_bytes_of(queue), amqp_bytes_of(consumer_tag), 0, 0, 0,
+                       amqp_empty_table);
+    check_reply(amqp_get_rpc_reply(state_), channel, "consuming from queue '" + queue + "'");
+}
+
+void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
+                          const AmqpProperties &props, std::string_view body) {
+    const AmqpTable headers(props.headers);
+    amqp_basic_properties_t amqp_props{};
+    amqp_props._flags = AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
+                        AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_TYPE_FLAG |
+                        AMQP_BASIC_PRIORITY_FLAG | AMQP_BASIC_HEADERS_FLAG;
+    amqp_props.content_type = amqp_bytes_of(props.content_type);
+    amqp_props.delivery_mode = props.delivery_mode;
+    amqp_props.message_id = amqp_bytes_of(props.message_id);
+    amqp_props.type = amqp_bytes_of(props.type);
+    amqp_props.priority = props.priority;
+    amqp_props.headers = headers.table();
+    const amqp_bytes_t body_bytes{body.size(), const_cast<char *>(body.data())};
+    check_status(amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
+                                    /*mandatory=*/1, /*immediate=*/0, &amqp_props, body_bytes),
+                 "publishing to queue '" + queue + "'");
+}
+
+void AmqpSession::ack(amqp_channel_t channel, std::uint64_t delivery_tag) {
+    check_status(amqp_basic_ack(state_, channel, delivery_tag, 0), "acknowledging a delivery");
+}
+
+void AmqpSession::reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue) {
+    check_status(amqp_basic_reject(state_, channel, delivery_tag, requeue ? 1 : 0),
+                 "rejecting a delivery");
+}
+
+void AmqpSession::confirm_channel_closed(amqp_channel_t channel) {
+    amqp_channel_close_ok_t close_ok{};
+    check_status(amqp_send_method(state_, channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &close_ok),
+                 "confirming a channel close");
+}
+
+bool AmqpSession::next_frame(amqp_frame_t &frame) {
+    timeval immediately{0, 0};
+    const int status = amqp_simple_wait_frame_noblock(state_, &frame, &immediately);
+    if (status == AMQP_STATUS_TIMEOUT) return false;
+    check_status(status, "reading from " + server_);
+    return true;
+}
+
+amqp_message_t AmqpSession::read_content(amqp_channel_t channel) {
+    amqp_message_t message{};
+    check_reply(amqp_read_message(state_, channel, &message, 0), channel, "reading a message");
+    return message;
+}
+
+void AmqpSession::release_buffers() { amqp_maybe_release_buffers(state_); }
+
+}  // namespace queuey

@@ -1,0 +1,69 @@
+// One rabbitmq-c connection, opened and logged in, with the AMQP operations queuey uses
+// as methods that throw ConnectionLost or ChannelClosed. Not thread-safe: only the I/O
+// thread that owns it calls it.
+#pragma once
+
+#include "../amqp_properties.hpp"
+#include "../topology.hpp"
+#include "amqp_url.hpp"
+
+#include <amqp.h>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace queuey {
+
+struct SessionOptions {
+    std::string connection_name = "queuey";  // shown in the management UI
+    std::chrono::seconds heartbeat{30};      // 0 turns heartbeats off
+    std::chrono::milliseconds connect_timeout{10000};
+    std::chrono::milliseconds rpc_timeout{30000};
+    std::string ca_cert_file;  // amqps: the CA to verify the broker with; empty: system CAs
+};
+
+class AmqpSession {
+public:
+    // Connects and logs in. Throws ConnectionLost, or Error with QY_ERR_AUTH,
+    // QY_ERR_UNSUPPORTED (amqps without TLS) or QY_ERR_BROKER.
+    AmqpSession(const AmqpUrl &url, const SessionOptions &options);
+    ~AmqpSession();
+    AmqpSession(const AmqpSession &) = delete;
+    AmqpSession &operator=(const AmqpSession &) = delete;
+
+    int socket_fd() const;
+    // Frames already read from the socket and not yet handed out.
+    bool has_buffered_input() const;
+
+    void open_channel(amqp_channel_t channel);
+    void confirm_select(amqp_channel_t channel);
+    void declare_queue(amqp_channel_t channel, const QueueSpec &spec);
+    void close_channel(amqp_channel_t channel);
+    void qos(amqp_channel_t channel, std::uint16_t prefetch);
+    void consume(amqp_channel_t channel, const std::string &queue, const std::string &consumer_tag);
+    // A mandatory publish on the default exchange, routed by queue name.
+    void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
+                 std::string_view body);
+    void ack(amqp_channel_t channel, std::uint64_t delivery_tag);
+    void reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue);
+    // Answers a channel.close from the broker.
+    void confirm_channel_closed(amqp_channel_t channel);
+
+    // The next frame if one can be had without blocking (heartbeats are sent as due).
+    bool next_frame(amqp_frame_t &frame);
+    // The content (header and body frames) that follows a basic.deliver or basic.return;
+    // the caller frees it with amqp_destroy_message.
+    amqp_message_t read_content(amqp_channel_t channel);
+    void release_buffers();
+
+private:
+    void check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, std::string_view doing);
+    void check_status(int status, std::string_view doing);
+
+    amqp_connection_state_t state_;
+    std::string server_;  // the redacted URL, for messages
+    bool broken_ = false;  // no connection.close on the way out
+};
+
+}  // namespace queuey

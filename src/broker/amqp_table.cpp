@@ -1,0 +1,58 @@
+#include "amqp_table.hpp"
+
+namespace queuey {
+
+namespace {
+
+amqp_field_value_t field_value(const QueueArgumentValue &value) {
+    amqp_field_value_t field{};
+    if (const auto *octet = std::get_if<std::uint8_t>(&value)) {
+        field.kind = AMQP_FIELD_KIND_U8;
+        field.value.u8 = *octet;
+    } else if (const auto *number = std::get_if<std::int64_t>(&value)) {
+        field.kind = AMQP_FIELD_KIND_I64;
+        field.value.i64 = *number;
+    } else {
+        field.kind = AMQP_FIELD_KIND_UTF8;
+        field.value.bytes = amqp_bytes_of(std::get<std::string>(value));
+    }
+    return field;
+}
+
+amqp_field_value_t field_value(const std::variant<std::uint32_t, std::string> &value) {
+    amqp_field_value_t field{};
+    if (const auto *number = std::get_if<std::uint32_t>(&value)) {
+        field.kind = AMQP_FIELD_KIND_U32;
+        field.value.u32 = *number;
+    } else {
+        field.kind = AMQP_FIELD_KIND_UTF8;
+        field.value.bytes = amqp_bytes_of(std::get<std::string>(value));
+    }
+    return field;
+}
+
+}  // namespace
+
+amqp_bytes_t amqp_bytes_of(const std::string &text) {
+    // rabbitmq-c never writes through the pointer of bytes it sends.
+    return {text.size(), const_cast<char *>(text.data())};
+}
+
+AmqpTable::AmqpTable(const std::vector<QueueArgument> &arguments) {
+    for (const auto &argument : arguments)
+        entries_.push_back({amqp_bytes_of(argument.name), field_value(argument.value)});
+    seal();
+}
+
+AmqpTable::AmqpTable(const std::vector<AmqpHeader> &headers) {
+    for (const auto &header : headers)
+        entries_.push_back({amqp_bytes_of(header.name), field_value(header.value)});
+    seal();
+}
+
+void AmqpTable::seal() {
+    table_.num_entries = static_cast<int>(entries_.size());
+    table_.entries = entries_.empty() ? nullptr : entries_.data();
+}
+
+}  // namespace queuey

@@ -1,0 +1,40 @@
+// Deliveries handed from the I/O thread to the thread that consumes them. Bounded in
+// practice by the consumer's prefetch: the broker sends no more unacknowledged ones.
+#pragma once
+
+#include "../error.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace queuey {
+
+struct IncomingDelivery {
+    std::uint64_t delivery_tag = 0;
+    std::uint16_t channel = 0;     // of the subscription it came on
+    std::uint64_t generation = 0;  // of that channel; see Subscription
+    bool redelivered = false;
+    std::string body;
+};
+
+class DeliveryQueue {
+public:
+    void push(IncomingDelivery delivery);
+    // From now on pop() throws error (the consumer cannot go on: closed, gave up, cancelled).
+    void fail(const Error &error);
+    // The next delivery, or nothing when the deadline passes first.
+    std::optional<IncomingDelivery> pop(std::chrono::steady_clock::time_point deadline);
+
+private:
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<IncomingDelivery> deliveries_;
+    std::optional<Error> failure_;
+};
+
+}  // namespace queuey

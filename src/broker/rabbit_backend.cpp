@@ -1,0 +1,87 @@
+#include "rabbit_backend.hpp"
+
+#include "../amqp_properties.hpp"
+#include "../envelope_codec.hpp"
+#include "rabbit_consumer.hpp"
+
+#include <set>
+
+namespace queuey {
+
+RabbitBackend::RabbitBackend(RabbitBackendOptions options)
+    : publish_timeout_(options.publish_timeout), connection_(std::move(options.connection)) {}
+
+RabbitConnection::Clock::time_point RabbitBackend::deadline() const {
+    return RabbitConnection::Clock::now() + publish_timeout_;
+}
+
+void RabbitBackend::declare(const QueueConfig &config) {
+    // Both specs are built first, so a bad name is refused before anything is declared.
+    const QueueSpec work = work_queue_spec(config);
+    const QueueSpec dead = dead_letter_queue_spec(config);
+    connection_.declare(work, true, deadline());
+    connection_.declare(dead, true, deadline());
+    std::lock_guard lock(mutex_);
+    configs_.insert_or_assign(config.name, config);
+}
+
+QueueConfig RabbitBackend::config_of(const std::string &queue) const {
+    std::lock_guard lock(mutex_);
+    const auto found = configs_.find(queue);
+    if (found == configs_.end())
+        throw Error(QY_ERR_INVALID_ARGUMENT, "queue",
+                    "queue '" + queue + "' was not declared by this client; declare it first "
+                    "(a hold queue routes back to it by name and must know its durability)");
+    return found->second;
+}
+
+std::string RabbitBackend::prepare_hold_queue(const QueueConfig &config, std::chrono::nanoseconds delay) {
+    const QueueSpec hold = hold_queue_spec(config, hold_ttl_ms(delay, config.delay_granularity));
+    // Declared before every held publish: the redeclare renews the x-expires lease.
+    connection_.declare(hold, false, deadline());
+    return hold.name;
+}
+
+std::vector<PublishOutcome> RabbitBackend::publish(const std::vector<Envelope> &envelopes,
+                                                   std::optional<std::chrono::nanoseconds> delay) {
+    std::vector<OutgoingMessage> messages;
+    messages.reserve(envelopes.size());
+    std::map<std::string, std::string> hold_of_queue;  // one declare per queue in a batch
+    for (const Envelope &envelope : envelopes) {
+        std::string target = envelope.queue;
+        if (delay) {
+            auto [hold, fresh] = hold_of_queue.try_emplace(envelope.queue);
+            if (fresh) hold->second = prepare_hold_queue(config_of(envelope.queue), *delay);
+            target = hold->second;
+        }
+        messages.push_back({std::move(target), publish_properties(envelope), encode_envelope(envelope)});
+    }
+    return publish_messages(std::move(messages));
+}
+
+std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages) {
+    const std::size_t count = messages.size();
+    if (count == 0) return {};
+    auto waiter = std::make_shared<PublishWaiter>(count);
+    const auto until = deadline();
+    connection_.publish(std::move(messages), waiter, until);
+    if (!waiter->wait_until(until)) {
+        PublishOutcome timed_out{QY_ERR_TIMEOUT,
+                                 "the broker did not confirm the publish within " +
+                                     std::to_string(publish_timeout_.count()) +
+                                     " ms; the job may or may not have been accepted"};
+        return std::vector<PublishOutcome>(count, timed_out);
+    }
+    return waiter->outcomes();
+}
+
+std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> &queues) {
+    std::vector<QueueConfig> configs;
+    for (const std::string &queue : queues) configs.push_back(config_of(queue));
+    if (configs.empty()) throw Error(QY_ERR_INVALID_ARGUMENT, "queue", "no queue to consume");
+    return std::make_unique<RabbitConsumer>(*this, configs);
+}
+
+void RabbitBackend::close() { connection_.close(); }
+
+}  // namespace queuey

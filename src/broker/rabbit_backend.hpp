@@ -1,0 +1,47 @@
+// The Backend on RabbitMQ: the topology of behaviour.md section 3 over one
+// RabbitConnection, publish-before-ack settles, malformed bodies to the dead letters.
+#pragma once
+
+#include "../backend.hpp"
+#include "rabbit_connection.hpp"
+
+#include <map>
+#include <mutex>
+
+namespace queuey {
+
+struct RabbitBackendOptions {
+    ConnectionOptions connection;
+    // How long a publish waits for its confirm; also bounds declares and subscribes.
+    std::chrono::milliseconds publish_timeout{30000};
+};
+
+class RabbitBackend final : public Backend {
+public:
+    explicit RabbitBackend(RabbitBackendOptions options);
+
+    void declare(const QueueConfig &config) override;
+    QueueConfig config_of(const std::string &queue) const override;
+    std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+                                        std::optional<std::chrono::nanoseconds> delay) override;
+    using Backend::consume;
+    std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues) override;
+    void close() override;
+
+    // Publishes prepared messages and waits for their outcomes (used by settles too).
+    std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages);
+    // The hold queue of config for delay, declared (lease renewed) before each use.
+    std::string prepare_hold_queue(const QueueConfig &config, std::chrono::nanoseconds delay);
+    RabbitConnection &connection() { return connection_; }
+    std::chrono::milliseconds publish_timeout() const { return publish_timeout_; }
+
+private:
+    RabbitConnection::Clock::time_point deadline() const;
+
+    const std::chrono::milliseconds publish_timeout_;
+    RabbitConnection connection_;
+    mutable std::mutex mutex_;
+    std::map<std::string, QueueConfig, std::less<>> configs_;
+};
+
+}  // namespace queuey

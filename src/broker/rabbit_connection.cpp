@@ -1,0 +1,494 @@
+#include "rabbit_connection.hpp"
+
+#include "amqp_failure.hpp"
+
+#include <algorithm>
+#include <future>
+#include <random>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace queuey {
+
+namespace {
+
+constexpr amqp_channel_t declare_channel = 1;
+constexpr amqp_channel_t publish_channel = 2;
+// Frames handled per turn of the loop before queued commands (acks) get their turn.
+constexpr int frames_per_turn = 256;
+
+std::string consumer_tag(const Subscription &subscription) {
+    return "queuey." + std::to_string(subscription.channel);
+}
+
+std::string text_of(amqp_bytes_t bytes) {
+    return {static_cast<const char *>(bytes.bytes), bytes.len};
+}
+
+}  // namespace
+
+RabbitConnection::RabbitConnection(ConnectionOptions options) : options_(std::move(options)) {
+    if (options_.urls.empty()) throw Error(QY_ERR_INVALID_ARGUMENT, "url", "no broker URL given");
+    wakeup_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wakeup_fd_ < 0) throw Error(QY_ERR_INTERNAL, "", "cannot create an eventfd");
+    try {
+        connect_and_restore();
+    } catch (...) {
+        session_.reset();
+        ::close(wakeup_fd_);
+        throw;
+    }
+    io_thread_ = std::thread([this] { run(); });
+}
+
+RabbitConnection::~RabbitConnection() {
+    close();
+    ::close(wakeup_fd_);
+}
+
+void RabbitConnection::close() {
+    closing_ = true;
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto written = ::write(wakeup_fd_, &one, sizeof one);
+    std::call_once(joined_, [this] {
+        if (io_thread_.joinable()) io_thread_.join();
+    });
+}
+
+void RabbitConnection::post(Command command) {
+    {
+        std::unique_lock lock(mutex_);
+        if (failed_) {
+            const Error failure = *failed_;
+            lock.unlock();
+            command.fail(failure);
+            return;
+        }
+        commands_.push_back(std::move(command));
+    }
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto written = ::write(wakeup_fd_, &one, sizeof one);
+}
+
+template <typename Result>
+Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
+                              const std::string &what) {
+    auto promise = std::make_shared<std::promise<Result>>();
+    auto future = promise->get_future();
+    post({[promise, body](AmqpSession &session) {
+              try {
+                  if constexpr (std::is_void_v<Result>) {
+                      body(session);
+                      promise->set_value();
+                  } else {
+                      promise->set_value(body(session));
+                  }
+              } catch (const ConnectionLost &) {
+                  promise->set_exception(std::current_exception());
+                  throw;  // the I/O thread reconnects
+              } catch (...) {
+                  promise->set_exception(std::current_exception());
+              }
+          },
+          [promise](const Error &error) { promise->set_exception(std::make_exception_ptr(error)); }});
+    if (future.wait_until(deadline) != std::future_status::ready)
+        throw Error(QY_ERR_TIMEOUT, "", what + ": no answer from the broker in time");
+    return future.get();
+}
+
+void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time_point deadline) {
+    call<void>(
+        [this, spec, remember](AmqpSession &session) {
+            try {
+                session.declare_queue(declare_channel, spec);
+            } catch (const ChannelClosed &) {
+                session.open_channel(declare_channel);  // a refused declare closed it
+                throw;
+            }
+            if (remember && std::find(remembered_.begin(), remembered_.end(), spec) == remembered_.end())
+                remembered_.push_back(spec);
+        },
+        deadline, "declaring queue '" + spec.name + "'");
+}
+
+void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
+                               std::shared_ptr<PublishWaiter> waiter, Clock::time_point deadline) {
+    auto batch = std::make_shared<std::vector<OutgoingMessage>>(std::move(messages));
+    auto fail_from = [batch, waiter](std::size_t first, const Error &error) {
+        for (std::size_t i = first; i < batch->size(); ++i)
+            waiter->complete(i, {error.status(), error.what()});
+    };
+    post({[this, batch, waiter, deadline, fail_from](AmqpSession &session) {
+              for (std::size_t i = 0; i < batch->size(); ++i) {
+                  if (Clock::now() > deadline) {
+                      waiter->complete(i, {QY_ERR_TIMEOUT, "not published: timed out before it could be sent"});
+                      continue;
+                  }
+                  const OutgoingMessage &message = (*batch)[i];
+                  try {
+                      session.publish(publish_channel, message.queue, message.properties, message.body);
+                  } catch (const Error &error) {
+                      fail_from(i, error);
+                      throw;
+                  }
+                  tracker_.published(message.properties.message_id, waiter, i);
+              }
+          },
+          [fail_from](const Error &error) { fail_from(0, error); }});
+}
+
+std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue,
+                                                        std::uint16_t prefetch,
+                                                        std::shared_ptr<DeliveryQueue> sink,
+                                                        Clock::time_point deadline) {
+    auto subscription = std::make_shared<Subscription>();
+    subscription->queue = queue;
+    subscription->prefetch = prefetch;
+    subscription->deliveries = std::move(sink);
+    call<void>(
+        [this, subscription](AmqpSession &) {
+            if (next_channel_ == 0) throw Error(QY_ERR_BROKER, "", "out of AMQP channels");
+            subscription->channel = next_channel_++;
+            open_subscription(*subscription);
+            subscriptions_.push_back(subscription);
+        },
+        deadline, "consuming from queue '" + queue + "'");
+    return subscription;
+}
+
+void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription) {
+    auto done = std::make_shared<std::promise<void>>();
+    auto finished = done->get_future();
+    post({[this, subscription, done](AmqpSession &session) {
+              std::erase(subscriptions_, subscription);
+              subscription->generation++;  // later settles are dropped, never sent on a closed channel
+              subscription->deliveries->fail(Error(QY_ERR_CLOSED, "", "the consumer was closed"));
+              done->set_value();
+              session.close_channel(subscription->channel);
+          },
+          [subscription, done](const Error &error) {
+              subscription->deliveries->fail(error);
+              done->set_value();
+          }});
+    finished.wait_for(std::chrono::seconds(5));
+}
+
+bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
+                              const IncomingDelivery &delivery, Settlement settlement) {
+    auto count_stale = [this] {
+        std::lock_guard lock(mutex_);
+        ++counters_.stale_settles;
+    };
+    if (delivery.generation != subscription->generation.load()) {
+        count_stale();
+        return false;
+    }
+    post({[subscription, tag = delivery.delivery_tag, generation = delivery.generation, settlement,
+           count_stale](AmqpSession &session) {
+              // The channel may have been replaced after the call above checked.
+              if (generation != subscription->generation.load()) return count_stale();
+              if (settlement == Settlement::ack)
+                  session.ack(subscription->channel, tag);
+              else
+                  session.reject(subscription->channel, tag, settlement == Settlement::reject_requeue);
+          },
+          [](const Error &) {}});
+    return true;
+}
+
+ConnectionCounters RabbitConnection::counters() const {
+    std::lock_guard lock(mutex_);
+    return counters_;
+}
+
+// ---- the I/O thread -------------------------------------------------------------------
+
+void RabbitConnection::run() {
+    while (!closing_) {
+        if (!session_) {
+            if (!reconnect()) break;
+            continue;
+        }
+        try {
+            try {
+                run_commands();
+                read_frames();
+                wait_for_input();
+            } catch (const ChannelClosed &closed) {
+                on_channel_closed(closed.channel(), closed.status(), closed.what());
+            }
+        } catch (const Error &error) {
+            on_connection_lost(error);
+        } catch (const std::exception &error) {
+            on_connection_lost(Error(QY_ERR_INTERNAL, "", error.what()));
+        }
+    }
+    bool already_failed;
+    {
+        std::lock_guard lock(mutex_);
+        already_failed = failed_.has_value();
+    }
+    if (!already_failed) fail_everything(Error(QY_ERR_CLOSED, "", "the connection was closed"));
+    session_.reset();
+}
+
+void RabbitConnection::run_commands() {
+    if (blocked_) return;  // the broker stopped reading; publishes wait within their deadline
+    std::deque<Command> batch;
+    {
+        std::lock_guard lock(mutex_);
+        batch.swap(commands_);
+    }
+    while (!batch.empty()) {
+        Command command = std::move(batch.front());
+        batch.pop_front();
+        try {
+            command.run(*session_);
+        } catch (...) {
+            // The rest run after the reconnect, ahead of anything posted since.
+            std::lock_guard lock(mutex_);
+            commands_.insert(commands_.begin(), std::make_move_iterator(batch.begin()),
+                             std::make_move_iterator(batch.end()));
+            throw;
+        }
+    }
+}
+
+void RabbitConnection::read_frames() {
+    amqp_frame_t frame;
+    for (int i = 0; i < frames_per_turn && session_->next_frame(frame); ++i) dispatch(frame);
+    session_->release_buffers();
+}
+
+void RabbitConnection::dispatch(const amqp_frame_t &frame) {
+    if (frame.frame_type != AMQP_FRAME_METHOD) return;  // content is read with its method
+    const amqp_channel_t channel = frame.channel;
+    void *decoded = frame.payload.method.decoded;
+    switch (frame.payload.method.id) {
+        case AMQP_BASIC_ACK_METHOD: {
+            const auto *ack = static_cast<amqp_basic_ack_t *>(decoded);
+            if (channel == publish_channel) tracker_.acked(ack->delivery_tag, ack->multiple);
+            return;
+        }
+        case AMQP_BASIC_NACK_METHOD: {
+            const auto *nack = static_cast<amqp_basic_nack_t *>(decoded);
+            if (channel == publish_channel) tracker_.nacked(nack->delivery_tag, nack->multiple);
+            return;
+        }
+        case AMQP_BASIC_RETURN_METHOD: {
+            const auto *returned = static_cast<amqp_basic_return_t *>(decoded);
+            const std::uint16_t code = returned->reply_code;
+            const std::string text = text_of(returned->reply_text);
+            amqp_message_t message = session_->read_content(channel);
+            std::string message_id;
+            if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
+                message_id = text_of(message.properties.message_id);
+            amqp_destroy_message(&message);
+            if (channel == publish_channel) tracker_.returned(message_id, code, text);
+            return;
+        }
+        case AMQP_BASIC_DELIVER_METHOD: {
+            const auto *deliver = static_cast<amqp_basic_deliver_t *>(decoded);
+            IncomingDelivery delivery;
+            delivery.channel = channel;
+            delivery.delivery_tag = deliver->delivery_tag;
+            delivery.redelivered = deliver->redelivered != 0;
+            amqp_message_t message = session_->read_content(channel);
+            delivery.body = text_of(message.body);
+            amqp_destroy_message(&message);
+            for (const auto &subscription : subscriptions_) {
+                if (subscription->channel != channel) continue;
+                delivery.generation = subscription->generation.load();
+                subscription->deliveries->push(std::move(delivery));
+                return;
+            }
+            return;  // a channel being closed: the broker requeues what it sent there
+        }
+        case AMQP_BASIC_CANCEL_METHOD: {
+            for (const auto &subscription : subscriptions_)
+                if (subscription->channel == channel)
+                    subscription->deliveries->fail(Error(
+                        QY_ERR_BROKER, "",
+                        "the broker cancelled the consumer of queue '" + subscription->queue +
+                            "' (was the queue deleted?)"));
+            std::erase_if(subscriptions_, [channel](const auto &s) { return s->channel == channel; });
+            return;
+        }
+        case AMQP_CHANNEL_CLOSE_METHOD: {
+            const auto *close = static_cast<amqp_channel_close_t *>(decoded);
+            const std::string text = reply_text(close->reply_code, close->reply_text);
+            const qy_status status = status_for_reply_code(close->reply_code);
+            session_->confirm_channel_closed(channel);
+            on_channel_closed(channel, status, text);
+            return;
+        }
+        case AMQP_CONNECTION_CLOSE_METHOD: {
+            const auto *close = static_cast<amqp_connection_close_t *>(decoded);
+            throw ConnectionLost(QY_ERR_CONNECTION, "the broker closed the connection: " +
+                                                        reply_text(close->reply_code, close->reply_text));
+        }
+        case AMQP_CONNECTION_BLOCKED_METHOD: {
+            const auto *blocked = static_cast<amqp_connection_blocked_t *>(decoded);
+            blocked_ = true;
+            options_.logger.warn("the broker blocked publishing (" + text_of(blocked->reason) +
+                                 "); publishes wait until it unblocks or they time out");
+            return;
+        }
+        case AMQP_CONNECTION_UNBLOCKED_METHOD:
+            blocked_ = false;
+            options_.logger.info("the broker unblocked publishing");
+            return;
+        default:
+            return;
+    }
+}
+
+void RabbitConnection::wait_for_input() {
+    if (session_->has_buffered_input()) return;
+    {
+        std::lock_guard lock(mutex_);
+        if (!commands_.empty() && !blocked_) return;
+    }
+    // Wake at least four times per heartbeat interval so that rabbitmq-c sends ours.
+    const auto heartbeat_ms = options_.session.heartbeat.count() * 1000;
+    const int timeout_ms = heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
+    pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
+    ::poll(fds, 2, timeout_ms);
+    if (fds[1].revents & POLLIN) {
+        std::uint64_t count;
+        [[maybe_unused]] auto read = ::read(wakeup_fd_, &count, sizeof count);
+    }
+}
+
+void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status status,
+                                         const std::string &text) {
+    options_.logger.warn("the broker closed channel " + std::to_string(channel) + ": " + text);
+    if (channel == publish_channel) {
+        tracker_.fail_all(status, "the broker closed the publishing channel before confirming: " + text);
+        tracker_.reset();
+        session_->open_channel(publish_channel);
+        session_->confirm_select(publish_channel);
+        return;
+    }
+    if (channel == declare_channel) {
+        session_->open_channel(declare_channel);
+        return;
+    }
+    for (const auto &subscription : subscriptions_) {
+        if (subscription->channel != channel) continue;
+        subscription->generation++;  // what it delivered before is stale now
+        try {
+            open_subscription(*subscription);
+        } catch (const ChannelClosed &error) {
+            subscription->deliveries->fail(error);
+            std::erase(subscriptions_, subscription);
+        }
+        return;
+    }
+}
+
+void RabbitConnection::on_connection_lost(const Error &error) {
+    last_error_ = error.what();
+    options_.logger.warn(std::string("connection lost: ") + error.what());
+    session_.reset();
+    tracker_.fail_all(QY_ERR_CONNECTION,
+                      "the connection was lost before the broker confirmed this publish; the job may "
+                      "or may not have been accepted (" + last_error_ + ")");
+    tracker_.reset();
+    // Deliveries not yet taken become stale: the consumer discards them (the broker
+    // redelivers them) and settles of taken ones are refused.
+    for (const auto &subscription : subscriptions_) subscription->generation++;
+}
+
+bool RabbitConnection::reconnect() {
+    std::mt19937_64 random(std::random_device{}());
+    for (std::uint32_t attempt = 1;; ++attempt) {
+        const auto wait = options_.reconnect.wait_before(attempt, random);
+        if (!wait) {
+            const std::string why = attempt == 1 ? "reconnecting is turned off"
+                                                 : "gave up after " + std::to_string(attempt - 1) +
+                                                       " reconnect attempts";
+            fail_everything(Error(QY_ERR_CONNECTION, "",
+                                  "the connection to the broker was lost (" + last_error_ + "); " + why));
+            return false;
+        }
+        const auto until = Clock::now() + *wait;
+        while (!closing_ && Clock::now() < until) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+            pollfd wakeup{wakeup_fd_, POLLIN, 0};
+            ::poll(&wakeup, 1, static_cast<int>(std::clamp<long long>(left.count(), 1, 1000)));
+            std::uint64_t count;
+            [[maybe_unused]] auto read = ::read(wakeup_fd_, &count, sizeof count);
+        }
+        if (closing_) return false;
+        try {
+            connect_and_restore();
+            std::lock_guard lock(mutex_);
+            ++counters_.reconnects;
+            options_.logger.info("reconnected to the broker after " + std::to_string(attempt) + " attempt(s)");
+            return true;
+        } catch (const Error &error) {
+            session_.reset();
+            last_error_ = error.what();
+            options_.logger.warn("reconnect attempt " + std::to_string(attempt) + " failed: " + last_error_);
+        }
+    }
+}
+
+void RabbitConnection::connect_and_restore() {
+    std::string failures;
+    for (std::size_t i = 0; i < options_.urls.size() && !session_; ++i) {
+        try {
+            session_ = std::make_unique<AmqpSession>(options_.urls[i], options_.session);
+        } catch (const Error &error) {
+            if (options_.urls.size() == 1) throw;
+            failures += (failures.empty() ? "" : "; ") + std::string(error.what());
+        }
+    }
+    if (!session_)
+        throw ConnectionLost(QY_ERR_CONNECTION, "cannot connect to any of the " +
+                                                    std::to_string(options_.urls.size()) +
+                                                    " brokers: " + failures);
+    session_->open_channel(declare_channel);
+    session_->open_channel(publish_channel);
+    session_->confirm_select(publish_channel);
+    for (const auto &spec : remembered_) {
+        try {
+            session_->declare_queue(declare_channel, spec);
+        } catch (const ChannelClosed &error) {
+            options_.logger.error(std::string("declaring again after a reconnect: ") + error.what());
+            session_->open_channel(declare_channel);
+        }
+    }
+    for (auto it = subscriptions_.begin(); it != subscriptions_.end();) {
+        try {
+            open_subscription(**it);
+            ++it;
+        } catch (const ChannelClosed &error) {
+            (*it)->deliveries->fail(error);
+            it = subscriptions_.erase(it);
+        }
+    }
+}
+
+void RabbitConnection::open_subscription(Subscription &subscription) {
+    session_->open_channel(subscription.channel);
+    session_->qos(subscription.channel, subscription.prefetch);
+    session_->consume(subscription.channel, subscription.queue, consumer_tag(subscription));
+}
+
+void RabbitConnection::fail_everything(const Error &error) {
+    std::deque<Command> abandoned;
+    {
+        std::lock_guard lock(mutex_);
+        failed_.emplace(error);
+        abandoned.swap(commands_);
+    }
+    for (auto &command : abandoned) command.fail(error);
+    tracker_.fail_all(error.status(), error.what());
+    for (const auto &subscription : subscriptions_) subscription->deliveries->fail(error);
+}
+
+}  // namespace queuey

@@ -1,0 +1,149 @@
+// One broker connection and the I/O thread that owns it (docs/broker.md).
+//
+// rabbitmq-c is single-threaded and services heartbeats only inside its own calls, so
+// exactly one thread touches the connection: it takes commands (publish, declare,
+// consume, settle) from a queue, writes them, and reads frames: publisher confirms and
+// returns, deliveries, channel and connection closes. Callers on any thread post
+// commands and wait on their own completions. After a lost connection the thread
+// reconnects by the policy, declares again what was declared, subscribes again, and
+// bumps each subscription's generation so that no delivery tag of the old connection
+// is ever settled on the new one.
+#pragma once
+
+#include "../amqp_properties.hpp"
+#include "../log.hpp"
+#include "../topology.hpp"
+#include "amqp_session.hpp"
+#include "amqp_url.hpp"
+#include "confirm_tracker.hpp"
+#include "delivery_queue.hpp"
+#include "publish_waiter.hpp"
+#include "reconnect_policy.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace queuey {
+
+struct ConnectionOptions {
+    std::vector<AmqpUrl> urls;  // tried in turn (the nodes of a cluster)
+    SessionOptions session;
+    ReconnectPolicy reconnect;
+    Logger logger;
+};
+
+struct OutgoingMessage {
+    std::string queue;  // routed by the default exchange
+    AmqpProperties properties;
+    std::string body;
+};
+
+// A consumer's channel. Shared by the I/O thread and the consuming thread.
+struct Subscription {
+    std::string queue;
+    std::uint16_t prefetch = 0;
+    std::uint16_t channel = 0;
+    // Where its deliveries go; several subscriptions of one consumer share it.
+    std::shared_ptr<DeliveryQueue> deliveries;
+    // Bumped whenever the channel is replaced; a delivery of an older generation is stale.
+    std::atomic<std::uint64_t> generation{1};
+};
+
+enum class Settlement { ack, reject_requeue, reject_drop };
+
+struct ConnectionCounters {
+    std::uint64_t reconnects = 0;
+    std::uint64_t stale_settles = 0;  // settles dropped because the channel was replaced
+};
+
+class RabbitConnection {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // Connects (each URL in turn) on the calling thread, then starts the I/O thread. The
+    // first connect is not retried: failing at start is intended. Throws Error.
+    explicit RabbitConnection(ConnectionOptions options);
+    ~RabbitConnection();
+    RabbitConnection(const RabbitConnection &) = delete;
+    RabbitConnection &operator=(const RabbitConnection &) = delete;
+
+    // Stops the I/O thread: what is queued or unconfirmed fails with QY_ERR_CLOSED, the
+    // connection is closed. Idempotent.
+    void close();
+
+    // Declares a queue on the declarations channel and waits for the broker. With
+    // remember, it is declared again after every reconnect. Throws Error (a refused
+    // declare: QY_ERR_PRECONDITION_FAILED naming the queue and the argument).
+    void declare(const QueueSpec &spec, bool remember, Clock::time_point deadline);
+
+    // Publishes every message (mandatory, confirmed) and fills waiter's outcome for each
+    // index. Publishes not written by the deadline fail with QY_ERR_TIMEOUT unsent.
+    void publish(std::vector<OutgoingMessage> messages, std::shared_ptr<PublishWaiter> waiter,
+                 Clock::time_point deadline);
+
+    // Opens a channel with basic.qos(prefetch) and consumes queue; deliveries arrive in
+    // sink. Throws Error.
+    std::shared_ptr<Subscription> consume(const std::string &queue, std::uint16_t prefetch,
+                                          std::shared_ptr<DeliveryQueue> sink,
+                                          Clock::time_point deadline);
+    // Closes the subscription's channel: its unsettled deliveries go back to the queue.
+    void cancel(const std::shared_ptr<Subscription> &subscription);
+
+    // Queues the settlement of a delivery. Returns false, sending nothing, when the
+    // delivery's generation is no longer current (the broker redelivers the job).
+    bool settle(const std::shared_ptr<Subscription> &subscription, const IncomingDelivery &delivery,
+                Settlement settlement);
+
+    ConnectionCounters counters() const;
+
+private:
+    struct Command {
+        std::function<void(AmqpSession &)> run;
+        std::function<void(const Error &)> fail;
+    };
+
+    void post(Command command);
+    template <typename Result>
+    Result call(std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
+                const std::string &what);
+
+    void run();
+    void run_commands();
+    void read_frames();
+    void dispatch(const amqp_frame_t &frame);
+    void wait_for_input();
+    void on_channel_closed(amqp_channel_t channel, qy_status status, const std::string &text);
+    void on_connection_lost(const Error &error);
+    bool reconnect();
+    void connect_and_restore();
+    void open_subscription(Subscription &subscription);
+    void fail_everything(const Error &error);
+
+    const ConnectionOptions options_;
+    std::unique_ptr<AmqpSession> session_;  // I/O thread only (after construction)
+    ConfirmTracker tracker_;                // I/O thread only
+    std::vector<QueueSpec> remembered_;     // I/O thread only
+    std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
+    std::uint16_t next_channel_ = 3;        // 1: declarations, 2: publishing
+    bool blocked_ = false;                  // connection.blocked by the broker
+    std::string last_error_;
+
+    mutable std::mutex mutex_;  // guards the fields below
+    std::deque<Command> commands_;
+    std::optional<Error> failed_;  // set when closed or when reconnecting gave up
+    ConnectionCounters counters_;
+
+    int wakeup_fd_ = -1;  // eventfd: commands posted or close requested
+    std::atomic<bool> closing_{false};
+    std::once_flag joined_;
+    std::thread io_thread_;
+};
+
+}  // namespace queuey

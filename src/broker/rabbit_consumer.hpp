@@ -1,0 +1,70 @@
+// Consuming queues on RabbitMQ, and settling what was consumed.
+#pragma once
+
+#include "../backend.hpp"
+#include "forgiven_jobs.hpp"
+#include "rabbit_connection.hpp"
+
+namespace queuey {
+
+class RabbitBackend;
+
+// One subscription per queue, all delivering into one DeliveryQueue.
+class RabbitConsumer final : public Consumer {
+public:
+    // Subscribes to every queue; throws Error (and subscribes to none) if one fails.
+    RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues);
+    ~RabbitConsumer() override;
+
+    std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
+
+private:
+    struct Source {
+        QueueConfig config;
+        std::shared_ptr<Subscription> subscription;
+    };
+    const Source &source_of(const IncomingDelivery &delivery) const;
+    // Copies a body that is not an envelope verbatim to the dead letters, then acks it.
+    void dead_letter_malformed(const Source &source, const IncomingDelivery &delivery,
+                               const std::string &problem);
+    void cancel_all();
+
+    RabbitBackend &backend_;
+    std::shared_ptr<DeliveryQueue> deliveries_ = std::make_shared<DeliveryQueue>();
+    std::shared_ptr<ForgivenJobs> forgiven_ = std::make_shared<ForgivenJobs>();
+    std::vector<Source> sources_;
+};
+
+class RabbitDelivery final : public Delivery {
+public:
+    RabbitDelivery(RabbitBackend &backend, const QueueConfig &config,
+                   std::shared_ptr<Subscription> subscription, IncomingDelivery delivery,
+                   Envelope envelope, std::shared_ptr<ForgivenJobs> forgiven);
+    // An unsettled delivery goes back to its queue.
+    ~RabbitDelivery() override;
+
+    const Envelope &envelope() const override { return envelope_; }
+    const QueueConfig &queue() const override { return config_; }
+    bool redelivered() const override { return possibly_started_; }
+    void ack() override;
+    void retry(const Envelope &next, std::chrono::nanoseconds delay) override;
+    void defer(const Envelope &next, std::chrono::nanoseconds delay) override;
+    void dead_letter(const std::string &reason) override;
+
+private:
+    void check_unsettled() const;
+    // Publishes the successor, waits for its confirm, and only then acks.
+    void publish_then_ack(OutgoingMessage successor);
+    void settle(Settlement settlement);
+
+    RabbitBackend &backend_;
+    const QueueConfig config_;  // a copy: a delivery may outlive its consumer
+    std::shared_ptr<Subscription> subscription_;
+    IncomingDelivery delivery_;
+    Envelope envelope_;
+    std::shared_ptr<ForgivenJobs> forgiven_;
+    bool possibly_started_;
+    bool settled_ = false;
+};
+
+}  // namespace queuey
