@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Totals meson test logs into the one closing line that CI reads.
+
+    summary.py [--result NAME=RESULT]... [TESTLOG.json]...
+
+Each TESTLOG is a meson-logs/testlog.json: one JSON object per line with at least
+"name" and "result". A test passes when its result is OK or EXPECTEDFAIL, is skipped
+when it is SKIP, and fails otherwise (FAIL, TIMEOUT, ERROR, UNEXPECTEDPASS, ...).
+--result adds one outcome that did not come from meson, e.g. `fuzz=OK` or
+`build-asan/ build=FAIL`. A TESTLOG that is missing or unreadable counts as one failure.
+
+Prints the failed tests, one per line, then as its last line
+
+    N passed, N failed[, N skipped]
+
+and exits 1 when anything failed or nothing ran (only skips, or no tests), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+
+PASSED = {"OK", "EXPECTEDFAIL"}
+SKIPPED = {"SKIP"}
+
+
+@dataclass
+class Tally:
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def add(self, name: str, result: str) -> None:
+        if result in PASSED:
+            self.passed += 1
+        elif result in SKIPPED:
+            self.skipped += 1
+        else:
+            self.failed += 1
+            self.failures.append(f"{name} ({result})")
+
+    def line(self) -> str:
+        text = f"{self.passed} passed, {self.failed} failed"
+        if self.skipped:
+            text += f", {self.skipped} skipped"
+        return text
+
+    def exit_code(self) -> int:
+        return 1 if self.failed or self.passed == 0 else 0
+
+
+def label_of(path: str) -> str:
+    """`build-asan/meson-logs/testlog.json` -> `build-asan/`."""
+    marker = "meson-logs/"
+    head = path.split(marker)[0] if marker in path else path
+    return head if head.endswith("/") else head + " "
+
+
+def read_testlog(path: str, tally: Tally) -> None:
+    label = label_of(path)
+    try:
+        with open(path, encoding="utf-8") as log:
+            lines = log.readlines()
+    except OSError as e:
+        tally.add(f"{path}", f"UNREADABLE: {e.strerror}")
+        return
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            entry = json.loads(text)
+            name, result = str(entry["name"]), str(entry["result"])
+        except (ValueError, KeyError, TypeError):
+            tally.add(f"{path}:{number}", "MALFORMED LINE")
+            continue
+        tally.add(f"{label}{name}", result)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("testlogs", nargs="*", metavar="TESTLOG")
+    parser.add_argument("--result", action="append", default=[], metavar="NAME=RESULT",
+                        help="an outcome not from meson, e.g. fuzz=OK or fuzz=FAIL")
+    args = parser.parse_args(argv)
+
+    tally = Tally()
+    for path in args.testlogs:
+        read_testlog(path, tally)
+    for item in args.result:
+        name, sep, result = item.rpartition("=")
+        if not sep or not name:
+            parser.error(f"--result wants NAME=RESULT, got {item!r}")
+        tally.add(name, result)
+
+    for failure in tally.failures:
+        print(f"failed: {failure}")
+    if tally.passed == 0 and not tally.failed:
+        print("no test ran")
+    sys.stdout.flush()
+    print(tally.line())
+    return tally.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
