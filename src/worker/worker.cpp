@@ -1,0 +1,286 @@
+#include "worker.hpp"
+
+#include "../error.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace queuey {
+
+namespace {
+
+// How often an idle worker thread looks up from the consumer to see if it should stop.
+constexpr std::chrono::milliseconds idle_poll{100};
+
+// "250ms", "1.5s", "30s": the job timeout as the dead-letter reasons show it.
+std::string format_limit(std::chrono::milliseconds limit) {
+    const auto ms = limit.count();
+    if (ms < 1000) return std::to_string(ms) + "ms";
+    std::string seconds = std::to_string(ms / 1000);
+    if (const auto rest = ms % 1000) {
+        std::string fraction = std::to_string(1000 + rest).substr(1);
+        fraction.erase(fraction.find_last_not_of('0') + 1);
+        seconds += "." + fraction;
+    }
+    return seconds + "s";
+}
+
+JobOutcome invoke(const Handler &handler, const Envelope &envelope, const std::atomic<bool> &cancelled) {
+    try {
+        return handler(Job(envelope, cancelled));
+    } catch (const std::exception &error) {
+        return JobOutcome::retryable(std::string("the handler threw: ") + error.what());
+    } catch (...) {
+        return JobOutcome::retryable("the handler threw an unknown exception");
+    }
+}
+
+}  // namespace
+
+struct Worker::RunningJob {
+    std::shared_ptr<Delivery> delivery;
+    const Registration *registration;
+    std::chrono::steady_clock::time_point deadline;
+    std::atomic<bool> claimed{false};  // whoever sets it settles the job
+    std::atomic<bool> cancelled{false};
+};
+
+Worker::Worker(std::shared_ptr<Backend> backend, WorkerOptions options)
+    : backend_(std::move(backend)), options_(std::move(options)) {
+    if (options_.queues.empty())
+        throw Error(QY_ERR_INVALID_ARGUMENT, "queues", "a worker needs at least one queue");
+}
+
+Worker::~Worker() { shutdown(); }
+
+void Worker::register_handler(const std::string &job_type, Handler handler,
+                              std::optional<RetryPolicy> policy) {
+    if (!handler) throw Error(QY_ERR_INVALID_ARGUMENT, "handler", "must not be empty");
+    std::lock_guard lock(mutex_);
+    if (running_) throw Error(QY_ERR_INVALID_ARGUMENT, "job_type", "register handlers before run()");
+    if (!handlers_.try_emplace(job_type, Registration{std::move(handler), std::move(policy)}).second)
+        throw Error(QY_ERR_INVALID_ARGUMENT, "job_type",
+                    "a handler for job type `" + job_type + "` is already registered");
+}
+
+void Worker::shutdown() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+}
+
+void Worker::run() {
+    {
+        std::lock_guard lock(mutex_);
+        if (running_) throw Error(QY_ERR_INVALID_ARGUMENT, "", "the worker is already running");
+        if (stopping_) return;
+        running_ = true;
+    }
+    struct NotRunning {
+        Worker &worker;
+        ~NotRunning() {
+            std::lock_guard lock(worker.mutex_);
+            worker.running_ = false;
+        }
+    } not_running{*this};
+
+    std::size_t concurrency = options_.concurrency;
+    if (concurrency == 0)
+        for (const auto &queue : options_.queues) concurrency += backend_->config_of(queue).prefetch;
+    std::unique_ptr<Consumer> consumer = backend_->consume(options_.queues);
+
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < concurrency; ++i)
+        threads.emplace_back([&] {
+            try {
+                work(*consumer);
+            } catch (...) {  // the consumer cannot go on (closed, connection given up)
+                std::lock_guard lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+                shutdown();
+            }
+        });
+    std::thread watchdog;
+    if (options_.job_timeout) watchdog = std::thread([this] { watch_timeouts(); });
+    for (auto &thread : threads) thread.join();
+    if (watchdog.joinable()) {
+        changed_.notify_all();  // stopping_ is set: the watchdog returns once no job runs
+        watchdog.join();
+    }
+    consumer.reset();  // deliveries received but not started go back to their queues
+    if (failure) std::rethrow_exception(failure);
+}
+
+void Worker::work(Consumer &consumer) {
+    while (true) {
+        {
+            std::lock_guard lock(mutex_);
+            if (stopping_) return;
+        }
+        std::unique_ptr<Delivery> delivery = consumer.next(idle_poll);
+        if (!delivery) continue;
+        ++counters_.in_flight;
+        handle(std::move(delivery));
+        --counters_.in_flight;
+    }
+}
+
+void Worker::handle(std::shared_ptr<Delivery> delivery) {
+    const Envelope &envelope = delivery->envelope();
+    const auto found = handlers_.find(envelope.job_type);
+    const Registration *registration = found == handlers_.end() ? nullptr : &found->second;
+
+    if (delivery->redelivered()) {  // its worker was lost: count the lost run (docs/worker.md)
+        ++counters_.worker_lost;
+        options_.logger.warn("job " + envelope.job_id + " came back after its worker was lost during attempt " +
+                             std::to_string(envelope.attempt) + "; that run counts as a failed attempt");
+        retry_or_give_up(*delivery, "the worker was lost while running the job",
+                         policy_for(*delivery, registration, nullptr));
+        return;
+    }
+    if (registration == nullptr) {
+        dead_letter(*delivery, "no handler for job type `" + envelope.job_type + "`",
+                    counters_.dead_lettered_unknown_type);
+        return;
+    }
+    if (!options_.job_timeout) {
+        static const std::atomic<bool> never_cancelled{false};
+        settle(*delivery, invoke(registration->handler, envelope, never_cancelled), registration);
+        return;
+    }
+    auto job = std::make_shared<RunningJob>();
+    job->delivery = delivery;
+    job->registration = registration;
+    job->deadline = std::chrono::steady_clock::now() + *options_.job_timeout;
+    {
+        std::lock_guard lock(mutex_);
+        running_jobs_.push_back(job);
+    }
+    changed_.notify_all();
+    const JobOutcome outcome = invoke(registration->handler, envelope, job->cancelled);
+    {
+        std::lock_guard lock(mutex_);
+        std::erase(running_jobs_, job);
+    }
+    if (!job->claimed.exchange(true))
+        settle(*delivery, outcome, registration);
+    else
+        options_.logger.warn("job " + envelope.job_id + " returned after it had timed out; its outcome is ignored");
+}
+
+void Worker::watch_timeouts() {
+    const std::string error = "job timed out after " + format_limit(*options_.job_timeout);
+    std::unique_lock lock(mutex_);
+    while (!(stopping_ && running_jobs_.empty())) {
+        auto wake = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        std::vector<std::shared_ptr<RunningJob>> expired;
+        for (const auto &job : running_jobs_) {
+            if (job->claimed.load()) continue;
+            if (job->deadline <= std::chrono::steady_clock::now()) {
+                if (!job->claimed.exchange(true)) expired.push_back(job);
+            } else {
+                wake = std::min(wake, job->deadline);
+            }
+        }
+        if (expired.empty()) {
+            changed_.wait_until(lock, wake);
+            continue;
+        }
+        lock.unlock();
+        for (const auto &job : expired) {
+            job->cancelled = true;
+            ++counters_.timed_out;
+            settle(*job->delivery, JobOutcome::retryable(error), job->registration);
+        }
+        lock.lock();
+    }
+}
+
+const RetryPolicy &Worker::policy_for(const Delivery &delivery, const Registration *registration,
+                                      const JobOutcome *outcome) const {
+    const auto override_of = [](const std::map<std::string, RetryPolicy> &overrides,
+                                const std::string &key) -> const RetryPolicy * {
+        const auto found = overrides.find(key);
+        return found == overrides.end() ? nullptr : &found->second;
+    };
+    RetryPolicyChoices choices;
+    if (outcome && outcome->retry_policy) choices.chosen_by_handler = &*outcome->retry_policy;
+    choices.job_type_override = override_of(options_.job_type_retry, delivery.envelope().job_type);
+    choices.queue_override = override_of(options_.queue_retry, delivery.queue().name);
+    if (registration && registration->policy) choices.job_type_policy = &*registration->policy;
+    if (delivery.queue().retry_policy) choices.queue_policy = &*delivery.queue().retry_policy;
+    return effective_retry_policy(choices, options_.default_retry);
+}
+
+void Worker::settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration) {
+    const Envelope &envelope = delivery.envelope();
+    switch (outcome.kind) {
+        case JobOutcome::Kind::success:
+            if (try_settle("acknowledge", envelope, [&] { delivery.ack(); })) ++counters_.succeeded;
+            return;
+        case JobOutcome::Kind::retryable_error:
+            retry_or_give_up(delivery, outcome.message, policy_for(delivery, registration, &outcome));
+            return;
+        case JobOutcome::Kind::fatal_error:
+            dead_letter(delivery, "fatal error: " + outcome.message, counters_.dead_lettered_fatal);
+            return;
+        case JobOutcome::Kind::deferral: {
+            // Costs no attempt and ignores the retry policy; comes back ahead of the backlog.
+            const Envelope next = envelope.deferred(delivery.queue().deferral_priority());
+            if (try_settle("defer", envelope, [&] { delivery.defer(next, outcome.defer_delay); }))
+                ++counters_.deferred;
+            return;
+        }
+        case JobOutcome::Kind::undecodable:
+            dead_letter(delivery, "decode error: " + outcome.message, counters_.dead_lettered_undecodable);
+            return;
+    }
+}
+
+void Worker::retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy) {
+    thread_local std::mt19937_64 random{std::random_device{}()};
+    const Envelope &envelope = delivery.envelope();
+    if (const auto delay = policy.retry_after(envelope.attempt, random)) {
+        if (try_settle("retry", envelope, [&] { delivery.retry(envelope.next_attempt(), *delay); }))
+            ++counters_.retried;
+        return;
+    }
+    const std::uint32_t max_attempts = std::max<std::uint32_t>(policy.max_attempts, 1);
+    dead_letter(delivery,
+                "max attempts (" + std::to_string(max_attempts) + ") exhausted after attempt " +
+                    std::to_string(envelope.attempt) + ": " + error,
+                counters_.dead_lettered_exhausted);
+}
+
+void Worker::dead_letter(Delivery &delivery, const std::string &reason,
+                         std::atomic<std::uint64_t> &cause) {
+    const Envelope &envelope = delivery.envelope();
+    if (options_.dead_letter_hook) {
+        try {
+            options_.dead_letter_hook(envelope, reason);
+        } catch (...) {
+            options_.logger.warn("the dead-letter hook threw for job " + envelope.job_id +
+                                 "; dead-lettering it anyway");
+        }
+    }
+    if (try_settle("dead-letter", envelope, [&] { delivery.dead_letter(reason); })) ++cause;
+}
+
+template <typename Settle>
+bool Worker::try_settle(const char *what, const Envelope &envelope, Settle settle) {
+    try {
+        settle();
+        return true;
+    } catch (const std::exception &error) {
+        ++counters_.settle_failures;
+        options_.logger.warn(std::string("could not ") + what + " job " + envelope.job_id + ": " +
+                             error.what() + " (it stays unsettled; the broker redelivers it)");
+        return false;
+    }
+}
+
+}  // namespace queuey

@@ -1,0 +1,91 @@
+// The worker: threads that take deliveries, route them on job_type to handlers, and
+// settle each by its outcome (behaviour.md section 6; docs/worker.md).
+#pragma once
+
+#include "../backend.hpp"
+#include "../log.hpp"
+#include "job.hpp"
+#include "worker_counters.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace queuey {
+
+struct WorkerOptions {
+    std::vector<std::string> queues;  // declared on the backend beforehand
+    // Jobs run at once (one thread each); 0: the sum of the queues' prefetch.
+    std::size_t concurrency = 0;
+    // A run longer than this counts as a retryable error "job timed out after {limit}".
+    std::optional<std::chrono::milliseconds> job_timeout;
+    RetryPolicy default_retry;                            // lowest precedence
+    std::map<std::string, RetryPolicy> job_type_retry;    // overrides, per job type
+    std::map<std::string, RetryPolicy> queue_retry;       // overrides, per queue
+    // Called before a job is dead-lettered (at least once per dead letter); it cannot
+    // stop the dead-lettering. Runs on the thread that settles the job.
+    std::function<void(const Envelope &, const std::string &reason)> dead_letter_hook;
+    Logger logger;
+};
+
+class Worker {
+public:
+    Worker(std::shared_ptr<Backend> backend, WorkerOptions options);
+    ~Worker();
+    Worker(const Worker &) = delete;
+    Worker &operator=(const Worker &) = delete;
+
+    // Throws Error(QY_ERR_INVALID_ARGUMENT, "job_type") for a second handler of a type.
+    // Register before run().
+    void register_handler(const std::string &job_type, Handler handler,
+                          std::optional<RetryPolicy> policy = std::nullopt);
+
+    // Consumes until shutdown(): returns once nothing runs any more. Throws Error when
+    // it cannot consume (a queue not declared, the connection closed, ...).
+    void run();
+    // Stops taking deliveries, lets running jobs finish and settle, then run() returns.
+    // Deliveries received but not started go back to their queue. Idempotent; callable
+    // from any thread, a handler included, and before run() (run() then returns at once).
+    void shutdown();
+
+    WorkerCounters counters() const { return counters_.snapshot(); }
+
+private:
+    struct Registration {
+        Handler handler;
+        std::optional<RetryPolicy> policy;
+    };
+    struct RunningJob;
+
+    void work(Consumer &consumer);
+    void handle(std::shared_ptr<Delivery> delivery);
+    JobOutcome run_handler(const Registration &registration, const std::shared_ptr<RunningJob> &job);
+    void watch_timeouts();
+
+    // Settling, never throwing: failures are counted and logged.
+    void settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration);
+    void retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy);
+    void dead_letter(Delivery &delivery, const std::string &reason, std::atomic<std::uint64_t> &cause);
+    template <typename Settle>
+    bool try_settle(const char *what, const Envelope &envelope, Settle settle);
+    const RetryPolicy &policy_for(const Delivery &delivery, const Registration *registration,
+                                  const JobOutcome *outcome) const;
+
+    std::shared_ptr<Backend> backend_;
+    const WorkerOptions options_;
+    std::map<std::string, Registration, std::less<>> handlers_;
+    AtomicWorkerCounters counters_;
+
+    std::mutex mutex_;  // guards the fields below
+    std::condition_variable changed_;
+    bool stopping_ = false;
+    bool running_ = false;
+    std::vector<std::shared_ptr<RunningJob>> running_jobs_;  // for the timeout watchdog
+};
+
+}  // namespace queuey
