@@ -86,14 +86,29 @@ qy_status qy_client_options_set_reconnect(qy_client_options *opts, int64_t max_a
     });
 }
 
+qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn, void *user_data,
+                                    qy_destroy_fn destroy, qy_error **err) {
+    auto owned = queuey::capi::own_user_data(user_data, destroy);
+    return guarded(err, [&] {
+        auto &logger = require(opts, "opts").rabbit.connection.logger;
+        if (fn == nullptr) {
+            logger.sink = nullptr;
+            return;
+        }
+        logger.sink = [fn, owned](queuey::LogLevel level, const std::string &message) {
+            fn(static_cast<qy_log_level>(level), message.c_str(), owned.get());
+        };
+    });
+}
+
 qy_status qy_client_new(const char *url, const qy_client_options *opts, qy_client **out,
                         qy_error **err) {
     return make_handle(out, err, [&] {
         queuey::RabbitBackendOptions options = opts ? opts->rabbit : queuey::RabbitBackendOptions{};
         auto &urls = options.connection.urls;
         urls.insert(urls.begin(), queuey::parse_amqp_url(require_text(url, "url")));
-        return std::shared_ptr<queuey::Backend>(
-            std::make_shared<queuey::RabbitBackend>(std::move(options)));
+        queuey::Logger logger = options.connection.logger;
+        return qy_client{std::make_shared<queuey::RabbitBackend>(std::move(options)), std::move(logger)};
     });
 }
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <string>
 #include <string_view>
@@ -32,6 +33,13 @@ inline std::string_view require_text(const char *text, const char *parameter) {
 inline std::chrono::nanoseconds delay_of(uint64_t delay_ms) {
     constexpr uint64_t max_ms = INT64_MAX / 1000000;
     return std::chrono::milliseconds(static_cast<int64_t>(delay_ms > max_ms ? max_ms : delay_ms));
+}
+
+// The user_data of a callback, handed to destroy (when given) once nobody uses it.
+inline std::shared_ptr<void> own_user_data(void *user_data, void (*destroy)(void *)) {
+    return std::shared_ptr<void>(user_data, [destroy](void *data) {
+        if (destroy != nullptr && data != nullptr) destroy(data);
+    });
 }
 
 qy_status report(qy_error **err, qy_status status, const char *message, const std::string &field) noexcept;

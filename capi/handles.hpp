@@ -8,8 +8,11 @@
 #include "../src/broker/rabbit_backend.hpp"
 #include "../src/envelope.hpp"
 #include "../src/producer.hpp"
+#include "../src/worker/worker.hpp"
 
 #include <memory>
+#include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 
@@ -33,6 +36,7 @@ struct qy_client_options {
 
 struct qy_client {
     std::shared_ptr<queuey::Backend> backend;
+    queuey::Logger logger;  // handed on to its workers
 };
 
 struct qy_queue_config {
@@ -53,4 +57,30 @@ struct qy_delivery {
     std::shared_ptr<queuey::Backend> backend;
     std::unique_ptr<queuey::Delivery> delivery;
     qy_envelope envelope;  // a copy, for qy_delivery_envelope()
+};
+
+struct qy_retry_policy {
+    queuey::RetryPolicy value;
+};
+
+// Configured until qy_worker_run() builds the core worker from it.
+struct qy_worker {
+    std::shared_ptr<queuey::Backend> backend;
+    queuey::WorkerOptions options;
+    struct Registration {
+        std::string job_type;
+        queuey::Handler handler;
+        std::optional<queuey::RetryPolicy> policy;
+    };
+    std::vector<Registration> registrations;
+    mutable std::mutex mutex;  // guards the fields below
+    std::unique_ptr<queuey::Worker> worker;  // set by qy_worker_run(), kept for the counters
+    bool shutdown_requested = false;
+};
+
+// A handler's view of its job, and the details it gives with its result.
+struct qy_job {
+    const queuey::Job &job;
+    qy_envelope envelope;
+    queuey::JobOutcome outcome;
 };

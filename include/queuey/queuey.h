@@ -408,6 +408,31 @@ QY_API qy_status qy_client_options_set_reconnect(qy_client_options *opts, int64_
                                                  uint32_t base_ms, double factor, uint32_t max_ms,
                                                  int jitter, qy_error **err);
 
+/** How much a log line matters. @since 0.1.0 */
+typedef enum qy_log_level {
+    QY_LOG_DEBUG = 0,
+    QY_LOG_INFO = 1,
+    QY_LOG_WARN = 2,
+    QY_LOG_ERROR = 3
+} qy_log_level;
+
+/** Receives queuey's log lines. @since 0.1.0 */
+typedef void (*qy_log_fn)(qy_log_level level, const char *message, void *user_data);
+
+/** Frees the user_data of a callback when queuey no longer needs it. @since 0.1.0 */
+typedef void (*qy_destroy_fn)(void *user_data);
+
+/**
+ * Routes queuey's log lines (reconnects, settle failures, blocked publishing, ...) to
+ * fn; without it queuey is silent. fn runs on queuey's own threads (the connection's I/O
+ * thread, worker threads), possibly on several at once, and must not call back into the
+ * client. destroy (may be NULL) is called with user_data once the options and every
+ * client made from them are freed. A NULL fn removes the callback.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn, void *user_data,
+                                           qy_destroy_fn destroy, qy_error **err);
+
 /**
  * A client: one connection to a broker, shared by the producers and consumers made from
  * it. Thread-safe: any function taking a qy_client may be called from many threads at
@@ -616,6 +641,209 @@ QY_API qy_status qy_delivery_dead_letter(qy_delivery *delivery, const char *reas
  * @since 0.1.0
  */
 QY_API void qy_delivery_free(qy_delivery *delivery);
+
+/* ---------------------------------------------------------------------------------- */
+/* Retry policies                                                                     */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * What happens after a job fails with a retryable error. Freed with
+ * qy_retry_policy_free(); functions that take one copy it.
+ * @since 0.1.0
+ */
+typedef struct qy_retry_policy qy_retry_policy;
+
+/**
+ * A policy of max_attempts attempts in all (the first included: 1 means no retries)
+ * with no wait between them. The default policy of a worker is qy_retry_policy_new(1).
+ * @since 0.1.0
+ */
+QY_API qy_status qy_retry_policy_new(uint32_t max_attempts, qy_retry_policy **out, qy_error **err);
+
+/** Frees a policy. NULL is a no-op. @since 0.1.0 */
+QY_API void qy_retry_policy_free(qy_retry_policy *policy);
+
+/** Waits delay_ms before each retry. @since 0.1.0 */
+QY_API qy_status qy_retry_policy_set_fixed(qy_retry_policy *policy, uint64_t delay_ms,
+                                           qy_error **err);
+
+/**
+ * Waits min(max_ms, base_ms * factor^(n-1)) after failed attempt n, uniformly jittered
+ * in [0, that] when jitter is non-zero (full jitter). A non-finite or non-positive
+ * factor counts as 1.0. Base 1000, factor 2, no jitter: 1, 2, 4, 8 s.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_retry_policy_set_exponential(qy_retry_policy *policy, uint64_t base_ms,
+                                                 double factor, uint64_t max_ms, int jitter,
+                                                 qy_error **err);
+
+/** The queue's own retry policy (NULL removes it); see the precedence at qy_worker. @since 0.1.0 */
+QY_API qy_status qy_queue_config_set_retry_policy(qy_queue_config *config,
+                                                  const qy_retry_policy *policy, qy_error **err);
+
+/* ---------------------------------------------------------------------------------- */
+/* Workers                                                                            */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * Runs jobs: consumes queues, routes each job on its job type to the handler registered
+ * for it, and settles it by the handler's result:
+ *
+ * - QY_JOB_SUCCESS: acknowledged.
+ * - QY_JOB_RETRY: the retry policy decides: published again (attempt + 1) to arrive
+ *   after its backoff, or dead-lettered "max attempts ({max}) exhausted after attempt
+ *   {attempt}: {error}".
+ * - QY_JOB_FATAL: dead-lettered "fatal error: {error}".
+ * - QY_JOB_DEFER: published again (deferrals + 1, the queue's max priority, no attempt
+ *   spent, no retry policy) to arrive after the delay given with qy_job_set_defer().
+ * - QY_JOB_UNDECODABLE: dead-lettered "decode error: {detail}".
+ * - a job type without a handler: dead-lettered "no handler for job type `{type}`".
+ * - a run longer than the job timeout: a retryable error "job timed out after {limit}".
+ *
+ * The retry policy is, highest precedence first: the one the handler set for this job
+ * (qy_job_set_retry_policy), the worker's per-job-type override, its per-queue
+ * override, the policy registered with the handler, the queue's policy, the worker's
+ * default (1 attempt).
+ *
+ * A job whose worker was lost while it held it (a crashed process) comes back marked
+ * redelivered; that lost run counts as a failed attempt, so a job that kills every
+ * worker ends dead-lettered instead of coming back forever (docs/worker.md).
+ *
+ * Delivery is at least once: a handler may see a job twice and must tolerate it.
+ * Handlers run on the worker's threads, several at once (the concurrency). Configure
+ * and register before qy_worker_run(); the setters fail with QY_ERR_INVALID_ARGUMENT
+ * afterwards.
+ * @since 0.1.0
+ */
+typedef struct qy_worker qy_worker;
+
+/** The job a handler runs; valid only during the handler call. @since 0.1.0 */
+typedef struct qy_job qy_job;
+
+/** What a handler answers. @since 0.1.0 */
+typedef enum qy_job_result {
+    QY_JOB_SUCCESS = 0,
+    QY_JOB_RETRY = 1,
+    QY_JOB_FATAL = 2,
+    QY_JOB_DEFER = 3,
+    QY_JOB_UNDECODABLE = 4
+} qy_job_result;
+
+/** A handler; any other return value counts as a retryable error. @since 0.1.0 */
+typedef qy_job_result (*qy_handler_fn)(qy_job *job, void *user_data);
+
+/** Called before a job is dead-lettered, with its envelope and the reason. @since 0.1.0 */
+typedef void (*qy_dead_letter_fn)(const qy_envelope *env, const char *reason, void *user_data);
+
+/** The counters of qy_worker_counter(). @since 0.1.0 */
+typedef enum qy_counter {
+    QY_COUNTER_SUCCEEDED = 0,
+    QY_COUNTER_RETRIED = 1,
+    QY_COUNTER_DEFERRED = 2,
+    QY_COUNTER_DEAD_LETTERED_FATAL = 3,
+    QY_COUNTER_DEAD_LETTERED_EXHAUSTED = 4,
+    QY_COUNTER_DEAD_LETTERED_UNKNOWN_TYPE = 5,
+    QY_COUNTER_DEAD_LETTERED_UNDECODABLE = 6,
+    QY_COUNTER_TIMED_OUT = 7,
+    QY_COUNTER_WORKER_LOST = 8,
+    QY_COUNTER_SETTLE_FAILURES = 9,
+    QY_COUNTER_IN_FLIGHT = 10
+} qy_counter;
+
+/**
+ * A worker on client for queue_count queues, each declared with qy_client_declare()
+ * before qy_worker_run(). On success *out is the caller's, freed with qy_worker_free().
+ * @since 0.1.0
+ */
+QY_API qy_status qy_worker_new(qy_client *client, const char *const *queues, size_t queue_count,
+                               qy_worker **out, qy_error **err);
+
+/** Frees a worker; call it only after qy_worker_run() has returned. NULL is a no-op. @since 0.1.0 */
+QY_API void qy_worker_free(qy_worker *worker);
+
+/** How many jobs run at once, each on a thread of its own; 0 (the default): the sum of
+    the queues' prefetch. @since 0.1.0 */
+QY_API qy_status qy_worker_set_concurrency(qy_worker *worker, uint32_t concurrency, qy_error **err);
+
+/** A job running longer than timeout_ms counts as a retryable error; 0 (the default):
+    no limit. Keep it below RabbitMQ's consumer timeout (30 min). @since 0.1.0 */
+QY_API qy_status qy_worker_set_job_timeout_ms(qy_worker *worker, uint32_t timeout_ms,
+                                              qy_error **err);
+
+/** The policy when nothing more specific applies. @since 0.1.0 */
+QY_API qy_status qy_worker_set_default_retry(qy_worker *worker, const qy_retry_policy *policy,
+                                             qy_error **err);
+
+/** An override for one job type. @since 0.1.0 */
+QY_API qy_status qy_worker_set_job_type_retry(qy_worker *worker, const char *job_type,
+                                              const qy_retry_policy *policy, qy_error **err);
+
+/** An override for one queue. @since 0.1.0 */
+QY_API qy_status qy_worker_set_queue_retry(qy_worker *worker, const char *queue,
+                                           const qy_retry_policy *policy, qy_error **err);
+
+/**
+ * A hook called before each dead-lettering (at least once per dead letter; it cannot stop
+ * it), on the thread that settles the job. destroy (may be NULL) frees user_data when
+ * the worker is freed.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_letter_fn hook,
+                                                void *user_data, qy_destroy_fn destroy,
+                                                qy_error **err);
+
+/**
+ * Registers the handler of job_type, with an optional policy (NULL: none) of its own.
+ * A second handler for the same job type fails with QY_ERR_INVALID_ARGUMENT. handler
+ * runs on the worker's threads. destroy (may be NULL) frees user_data when the worker
+ * is freed, also when registration fails.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_handler_fn handler,
+                                    void *user_data, qy_destroy_fn destroy,
+                                    const qy_retry_policy *policy, qy_error **err);
+
+/**
+ * Runs the worker on the calling thread and its own, until qy_worker_shutdown(). Returns
+ * QY_OK after a shutdown, once every job it started is settled; an error when it cannot
+ * consume (a queue not declared, the connection closed or given up).
+ * @since 0.1.0
+ */
+QY_API qy_status qy_worker_run(qy_worker *worker, qy_error **err);
+
+/**
+ * Asks a worker to stop: it takes no more jobs, lets the running ones finish and settle,
+ * and returns jobs received but not started to their queues; then qy_worker_run()
+ * returns. Idempotent; from any thread, a handler included; before qy_worker_run() too
+ * (which then returns at once). NULL is a no-op.
+ * @since 0.1.0
+ */
+QY_API void qy_worker_shutdown(qy_worker *worker);
+
+/** A counter of what the worker did; readable from any thread while it runs. @since 0.1.0 */
+QY_API uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter);
+
+/** The job's envelope. Borrowed, valid during the handler call. @since 0.1.0 */
+QY_API const qy_envelope *qy_job_envelope(const qy_job *job);
+
+/**
+ * 1 once the job has timed out: it was settled as a retryable error already and the
+ * handler's result will be ignored; a long handler should return early.
+ * @since 0.1.0
+ */
+QY_API int qy_job_cancelled(const qy_job *job);
+
+/** The error (QY_JOB_RETRY, QY_JOB_FATAL) or decode problem (QY_JOB_UNDECODABLE) that the
+    dead-letter reason and the logs show. @since 0.1.0 */
+QY_API qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err);
+
+/** The delay (at most 2147483647 ms) and reason of a QY_JOB_DEFER. @since 0.1.0 */
+QY_API qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason,
+                                  qy_error **err);
+
+/** The retry policy for this job's QY_JOB_RETRY, above every other. @since 0.1.0 */
+QY_API qy_status qy_job_set_retry_policy(qy_job *job, const qy_retry_policy *policy,
+                                         qy_error **err);
 
 #ifdef __cplusplus
 }
