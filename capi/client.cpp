@@ -12,6 +12,8 @@ using queuey::capi::require_text;
 
 namespace {
 
+constexpr std::string_view memory_url = "memory://";
+
 std::chrono::milliseconds positive_ms(uint32_t ms, const char *field) {
     if (ms == 0) throw queuey::Error(QY_ERR_INVALID_ARGUMENT, field, "must be more than 0 ms");
     return std::chrono::milliseconds(ms);
@@ -105,10 +107,15 @@ qy_status qy_client_new(const char *url, const qy_client_options *opts, qy_clien
                         qy_error **err) {
     return make_handle(out, err, [&] {
         queuey::RabbitBackendOptions options = opts ? opts->rabbit : queuey::RabbitBackendOptions{};
-        auto &urls = options.connection.urls;
-        urls.insert(urls.begin(), queuey::parse_amqp_url(require_text(url, "url")));
         queuey::Logger logger = options.connection.logger;
-        return qy_client{std::make_shared<queuey::RabbitBackend>(std::move(options)), std::move(logger)};
+        const std::string_view address = require_text(url, "url");
+        if (address == memory_url) {
+            auto memory = std::make_shared<queuey::MemoryBackend>();
+            return qy_client{memory, std::move(logger), memory};
+        }
+        auto &urls = options.connection.urls;
+        urls.insert(urls.begin(), queuey::parse_amqp_url(address));
+        return qy_client{std::make_shared<queuey::RabbitBackend>(std::move(options)), std::move(logger), nullptr};
     });
 }
 

@@ -7,6 +7,7 @@
 #include "../src/backend.hpp"
 #include "../src/broker/rabbit_backend.hpp"
 #include "../src/envelope.hpp"
+#include "../src/memory/memory_backend.hpp"
 #include "../src/producer.hpp"
 #include "../src/worker/worker.hpp"
 
@@ -37,6 +38,7 @@ struct qy_client_options {
 struct qy_client {
     std::shared_ptr<queuey::Backend> backend;
     queuey::Logger logger;  // handed on to its workers
+    std::shared_ptr<queuey::MemoryBackend> memory;  // the same backend, for memory://
 };
 
 struct qy_queue_config {

@@ -446,6 +446,12 @@ typedef struct qy_client qy_client;
  * with QY_ERR_UNSUPPORTED on a build without TLS, never downgraded to plaintext). opts
  * may be NULL for the defaults. The connect is not retried: a broker that cannot be
  * reached fails here with QY_ERR_CONNECTION (QY_ERR_AUTH for a refused login).
+ *
+ * url "memory://" gives an in-process backend instead: the same producers, consumers
+ * and workers without a broker, for tests of handlers and for running without
+ * RabbitMQ. Each such client has queues of its own; delays are exact (a zero delay is
+ * immediate); what happened to every job can be inspected (qy_client_memory_*).
+ *
  * On success *out is the caller's, freed with qy_client_free().
  * @since 0.1.0
  */
@@ -459,6 +465,52 @@ QY_API qy_status qy_client_new(const char *url, const qy_client_options *opts, q
  * @since 0.1.0
  */
 QY_API void qy_client_free(qy_client *client);
+
+/* ---------------------------------------------------------------------------------- */
+/* Inspecting the in-memory backend                                                   */
+/* ---------------------------------------------------------------------------------- */
+
+/** What qy_client_memory_count() counts. @since 0.1.0 */
+typedef enum qy_memory_count {
+    /** Jobs waiting in the queue. */
+    QY_MEMORY_PENDING = 0,
+    /** Jobs delivered and not settled yet. */
+    QY_MEMORY_IN_FLIGHT = 1,
+    /** Jobs waiting for their delay (delayed enqueues, retries, deferrals). */
+    QY_MEMORY_HELD = 2,
+    /** Jobs acknowledged so far. */
+    QY_MEMORY_ACKED = 3,
+    /** Retries published so far. */
+    QY_MEMORY_RETRIED = 4,
+    /** Deferrals published so far. */
+    QY_MEMORY_DEFERRED = 5,
+    /** Jobs dead-lettered so far. */
+    QY_MEMORY_DEAD_LETTERED = 6
+} qy_memory_count;
+
+/**
+ * Counts, for queue (NULL: every queue), what `what` names, on a memory:// client; other
+ * clients fail with QY_ERR_UNSUPPORTED.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_memory_count(qy_client *client, const char *queue, qy_memory_count what,
+                                        uint64_t *out, qy_error **err);
+
+/**
+ * The index-th job dead-lettered on a memory:// client (0 is the first), with its reason:
+ * *env is the caller's (qy_envelope_free()), *reason too (qy_string_free()). An index
+ * past the end fails with QY_ERR_INVALID_ARGUMENT.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_memory_dead_letter(qy_client *client, size_t index, qy_envelope **env,
+                                              char **reason, qy_error **err);
+
+/**
+ * Waits until nothing is pending, held or in flight on a memory:// client: QY_OK, or
+ * QY_ERR_TIMEOUT when timeout_ms passes first.
+ * @since 0.1.0
+ */
+QY_API qy_status qy_client_memory_wait_idle(qy_client *client, uint32_t timeout_ms, qy_error **err);
 
 /* ---------------------------------------------------------------------------------- */
 /* Queues                                                                             */
