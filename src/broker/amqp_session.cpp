@@ -100,6 +100,15 @@ AmqpSession::AmqpSession(const AmqpUrl &url, const SessionOptions &options)
                                                &properties, AMQP_SASL_METHOD_PLAIN,
                                                url.user.c_str(), url.password.c_str()),
                     0, "cannot log in to " + server_);
+    } catch (const ConnectionLost &lost) {
+        amqp_destroy_connection(state_);
+        // qy_client_new promises QY_ERR_CONNECTION for a broker that cannot be reached,
+        // also one that accepts TCP and then says nothing within the connect timeout.
+        if (lost.status() == QY_ERR_TIMEOUT)
+            throw ConnectionLost(QY_ERR_CONNECTION,
+                                 std::string(lost.what()) + " (connect timeout " +
+                                     std::to_string(options.connect_timeout.count()) + " ms)");
+        throw;
     } catch (...) {
         amqp_destroy_connection(state_);
         throw;

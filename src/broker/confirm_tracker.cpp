@@ -15,20 +15,22 @@ void complete(const std::shared_ptr<PublishWaiter> &waiter, std::size_t index,
 }  // namespace
 
 std::uint64_t ConfirmTracker::published(std::string message_id,
-                                        std::shared_ptr<PublishWaiter> waiter, std::size_t index) {
+                                        std::shared_ptr<PublishWaiter> waiter, std::size_t index,
+                                        std::string routing_key) {
     const std::uint64_t tag = next_tag_++;
-    outstanding_.push_back(
-        Pending{tag, std::move(message_id), std::move(waiter), index, false, {}});
+    outstanding_.push_back(Pending{tag, std::move(message_id), std::move(routing_key),
+                                   std::move(waiter), index, false, {}});
     return tag;
 }
 
 void ConfirmTracker::returned(std::string_view message_id, std::uint16_t reply_code,
-                              std::string_view reply_text) {
+                              std::string_view reply_text, std::string_view routing_key) {
     // The return precedes the ack that covers its publish, so that publish is still
     // outstanding; among several with the same id, the earliest is the one the broker is
     // answering (it handles a channel's publishes in order).
     const auto it = std::find_if(outstanding_.begin(), outstanding_.end(), [&](const Pending &p) {
-        return !p.returned && p.message_id == message_id;
+        return !p.returned && p.message_id == message_id &&
+               (routing_key.empty() || p.routing_key.empty() || p.routing_key == routing_key);
     });
     if (it == outstanding_.end()) return;  // not ours (or already settled): nothing to attribute
     it->returned = true;

@@ -3,7 +3,8 @@
 // The broker numbers publishes on a channel in confirm mode 1, 2, 3, ... A basic.return
 // (unroutable mandatory publish) carries no delivery tag, only the message; it always
 // arrives before the basic.ack that covers that publish. So a return is recorded
-// against the earliest outstanding publish with the returned message-id, and an ack
+// against the earliest outstanding publish with the returned message-id and routing key
+// (the same job may be in flight to two queues at once), and an ack
 // (possibly `multiple`) completes everything up to its tag: failed where returned,
 // succeeded otherwise. This is what lets a batch keep many publishes in flight without
 // losing track of which one the broker returned.
@@ -21,11 +22,14 @@ namespace queuey {
 
 class ConfirmTracker {
 public:
-    // A publish that was just written; returns its delivery tag.
+    // A publish that was just written; returns its delivery tag. routing_key: the queue it
+    // was published to ("" matches any return with its id).
     std::uint64_t published(std::string message_id, std::shared_ptr<PublishWaiter> waiter,
-                            std::size_t index);
-    // basic.return: the earliest outstanding, not yet returned publish with this id.
-    void returned(std::string_view message_id, std::uint16_t reply_code, std::string_view reply_text);
+                            std::size_t index, std::string routing_key = {});
+    // basic.return: the earliest outstanding, not yet returned publish with this id (and
+    // this routing key, unless either is "").
+    void returned(std::string_view message_id, std::uint16_t reply_code, std::string_view reply_text,
+                  std::string_view routing_key = {});
     // basic.ack / basic.nack for tag (and every earlier one when multiple).
     void acked(std::uint64_t tag, bool multiple);
     void nacked(std::uint64_t tag, bool multiple);
@@ -40,6 +44,7 @@ private:
     struct Pending {
         std::uint64_t tag;
         std::string message_id;
+        std::string routing_key;
         std::shared_ptr<PublishWaiter> waiter;
         std::size_t index;
         bool returned = false;

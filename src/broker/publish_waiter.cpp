@@ -6,11 +6,20 @@ namespace queuey {
 
 void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
     std::lock_guard lock(mutex_);
-    // The tracker completes each index once; out-of-range or extra calls must not make
-    // the count wrap and release the waiter early.
-    if (index >= outcomes_.size() || pending_ == 0) return;
+    // Each index completes once: a repeated or out-of-range call must not release the
+    // waiter early.
+    if (index >= outcomes_.size() || completed_[index]) return;
+    completed_[index] = true;
     outcomes_[index] = std::move(outcome);
     if (--pending_ == 0) done_.notify_all();
+}
+
+std::vector<PublishOutcome> PublishWaiter::outcomes_or(const PublishOutcome &pending) {
+    std::lock_guard lock(mutex_);
+    std::vector<PublishOutcome> outcomes = outcomes_;
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+        if (!completed_[i]) outcomes[i] = pending;
+    return outcomes;
 }
 
 bool PublishWaiter::wait_until(std::chrono::steady_clock::time_point deadline) {

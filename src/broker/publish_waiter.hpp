@@ -20,7 +20,8 @@ struct PublishOutcome {
 
 class PublishWaiter {
 public:
-    explicit PublishWaiter(std::size_t publishes) : outcomes_(publishes), pending_(publishes) {}
+    explicit PublishWaiter(std::size_t publishes)
+        : outcomes_(publishes), completed_(publishes, false), pending_(publishes) {}
 
     // Called once per index by the I/O thread.
     void complete(std::size_t index, PublishOutcome outcome);
@@ -28,11 +29,14 @@ public:
     bool wait_until(std::chrono::steady_clock::time_point deadline);
     // Valid after wait_until returned true.
     const std::vector<PublishOutcome> &outcomes() const { return outcomes_; }
+    // The outcomes so far, with `pending` for those not completed yet.
+    std::vector<PublishOutcome> outcomes_or(const PublishOutcome &pending);
 
 private:
     std::mutex mutex_;
     std::condition_variable done_;
     std::vector<PublishOutcome> outcomes_;
+    std::vector<bool> completed_;
     std::size_t pending_;
 };
 

@@ -8,8 +8,20 @@
 
 namespace queuey {
 
+namespace {
+
+// A declare or subscribe runs on the I/O thread, which waits for it at most this long:
+// never longer than a caller waits for it.
+ConnectionOptions bounded_rpcs(ConnectionOptions options, std::chrono::milliseconds publish_timeout) {
+    options.session.rpc_timeout = std::min(options.session.rpc_timeout, publish_timeout);
+    return options;
+}
+
+}  // namespace
+
 RabbitBackend::RabbitBackend(RabbitBackendOptions options)
-    : publish_timeout_(options.publish_timeout), connection_(std::move(options.connection)) {}
+    : publish_timeout_(options.publish_timeout),
+      connection_(bounded_rpcs(std::move(options.connection), options.publish_timeout)) {}
 
 RabbitConnection::Clock::time_point RabbitBackend::deadline() const {
     return RabbitConnection::Clock::now() + publish_timeout_;
@@ -65,13 +77,10 @@ std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<Outgoing
     auto waiter = std::make_shared<PublishWaiter>(count);
     const auto until = deadline();
     connection_.publish(std::move(messages), waiter, until);
-    if (!waiter->wait_until(until)) {
-        PublishOutcome timed_out{QY_ERR_TIMEOUT,
-                                 "the broker did not confirm the publish within " +
-                                     std::to_string(publish_timeout_.count()) +
-                                     " ms; the job may or may not have been accepted"};
-        return std::vector<PublishOutcome>(count, timed_out);
-    }
+    if (!waiter->wait_until(until))
+        return waiter->outcomes_or({QY_ERR_TIMEOUT, "the broker did not confirm the publish within " +
+                                                        std::to_string(publish_timeout_.count()) +
+                                                        " ms; the job may or may not have been accepted"});
     return waiter->outcomes();
 }
 

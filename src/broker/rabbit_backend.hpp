@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../backend.hpp"
+#include "forgiven_jobs.hpp"
 #include "rabbit_connection.hpp"
 
 #include <map>
@@ -33,6 +34,9 @@ public:
     // The hold queue of config for delay, declared (lease renewed) before each use.
     std::string prepare_hold_queue(const QueueConfig &config, std::chrono::nanoseconds delay);
     RabbitConnection &connection() { return connection_; }
+    // Shared by all consumers of this client: a redelivery this process caused may reach
+    // another of its consumers.
+    const std::shared_ptr<ForgivenJobs> &forgiven_jobs() const { return forgiven_; }
     std::chrono::milliseconds publish_timeout() const { return publish_timeout_; }
 
 private:
@@ -40,6 +44,7 @@ private:
 
     const std::chrono::milliseconds publish_timeout_;
     RabbitConnection connection_;
+    const std::shared_ptr<ForgivenJobs> forgiven_ = std::make_shared<ForgivenJobs>();
     mutable std::mutex mutex_;
     std::map<std::string, QueueConfig, std::less<>> configs_;
 };

@@ -133,7 +133,7 @@ void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
                       fail_from(i, error);
                       throw;
                   }
-                  tracker_.published(message.properties.message_id, waiter, i);
+                  tracker_.published(message.properties.message_id, waiter, i, message.queue);
               }
           },
           [fail_from](const Error &error) { fail_from(0, error); }});
@@ -176,7 +176,8 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
 }
 
 bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
-                              const IncomingDelivery &delivery, Settlement settlement) {
+                              const IncomingDelivery &delivery, Settlement settlement,
+                              std::function<void()> on_dropped) {
     auto count_stale = [this] {
         std::lock_guard lock(mutex_);
         ++counters_.stale_settles;
@@ -185,10 +186,18 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
         count_stale();
         return false;
     }
+    {
+        std::lock_guard lock(mutex_);
+        if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
+    }
     post({[subscription, tag = delivery.delivery_tag, generation = delivery.generation, settlement,
-           count_stale](AmqpSession &session) {
+           count_stale, on_dropped = std::move(on_dropped)](AmqpSession &session) {
               // The channel may have been replaced after the call above checked.
-              if (generation != subscription->generation.load()) return count_stale();
+              if (generation != subscription->generation.load()) {
+                  count_stale();
+                  if (on_dropped) on_dropped();
+                  return;
+              }
               if (settlement == Settlement::ack)
                   session.ack(subscription->channel, tag);
               else
@@ -286,7 +295,8 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
                 message_id = text_of(message.properties.message_id);
             amqp_destroy_message(&message);
-            if (channel == publish_channel) tracker_.returned(message_id, code, text);
+            if (channel == publish_channel)
+                tracker_.returned(message_id, code, text, text_of(returned->routing_key));
             return;
         }
         case AMQP_BASIC_DELIVER_METHOD: {
@@ -393,6 +403,7 @@ void RabbitConnection::on_connection_lost(const Error &error) {
     last_error_ = error.what();
     options_.logger.warn(std::string("connection lost: ") + error.what());
     session_.reset();
+    blocked_ = false;  // a block belongs to its connection; a new one starts unblocked
     tracker_.fail_all(QY_ERR_CONNECTION,
                       "the connection was lost before the broker confirmed this publish; the job may "
                       "or may not have been accepted (" + last_error_ + ")");

@@ -97,9 +97,12 @@ public:
     void cancel(const std::shared_ptr<Subscription> &subscription);
 
     // Queues the settlement of a delivery. Returns false, sending nothing, when the
-    // delivery's generation is no longer current (the broker redelivers the job).
+    // delivery's generation is no longer current (the broker redelivers the job). When
+    // the channel is replaced after this call but before the settle is written, the
+    // settle is dropped too and on_dropped (if any) runs on the I/O thread. Throws the
+    // connection's failure (QY_ERR_CLOSED after close()) when it can send nothing.
     bool settle(const std::shared_ptr<Subscription> &subscription, const IncomingDelivery &delivery,
-                Settlement settlement);
+                Settlement settlement, std::function<void()> on_dropped = {});
 
     ConnectionCounters counters() const;
 

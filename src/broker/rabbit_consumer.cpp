@@ -23,7 +23,7 @@ AmqpProperties malformed_copy_properties(const std::string &queue, const std::st
 }  // namespace
 
 RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues)
-    : backend_(backend) {
+    : backend_(backend), forgiven_(backend.forgiven_jobs()) {
     try {
         for (const QueueConfig &config : queues) {
             const auto deadline = std::chrono::steady_clock::now() + backend.publish_timeout();
@@ -88,7 +88,12 @@ RabbitDelivery::RabbitDelivery(RabbitBackend &backend, const QueueConfig &config
       possibly_started_(delivery_.redelivered && !forgiven_->take(envelope_.job_id)) {}
 
 RabbitDelivery::~RabbitDelivery() {
-    if (!settled_) backend_.connection().settle(subscription_, delivery_, Settlement::reject_requeue);
+    if (settled_) return;
+    try {
+        backend_.connection().settle(subscription_, delivery_, Settlement::reject_requeue);
+    } catch (const Error &) {
+        // The connection is closed: the broker requeued the delivery with it.
+    }
 }
 
 void RabbitDelivery::check_unsettled() const {
@@ -96,8 +101,11 @@ void RabbitDelivery::check_unsettled() const {
 }
 
 void RabbitDelivery::settle(Settlement settlement) {
-    if (!backend_.connection().settle(subscription_, delivery_, settlement)) {
-        forgiven_->add(envelope_.job_id);  // this process is alive: its redelivery is no crash
+    // This process is alive: a redelivery for a settle that never reached the broker is
+    // no crash, whether it is refused here or dropped by the I/O thread later.
+    auto forgive = [forgiven = forgiven_, job_id = envelope_.job_id] { forgiven->add(job_id); };
+    if (!backend_.connection().settle(subscription_, delivery_, settlement, forgive)) {
+        forgive();
         throw Error(QY_ERR_STALE_DELIVERY, "",
                     "the delivery came on a connection or channel that has since been replaced; "
                     "not settled (the broker redelivers the job)");

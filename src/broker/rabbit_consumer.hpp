@@ -31,7 +31,7 @@ private:
 
     RabbitBackend &backend_;
     std::shared_ptr<DeliveryQueue> deliveries_ = std::make_shared<DeliveryQueue>();
-    std::shared_ptr<ForgivenJobs> forgiven_ = std::make_shared<ForgivenJobs>();
+    std::shared_ptr<ForgivenJobs> forgiven_;
     std::vector<Source> sources_;
 };
 
