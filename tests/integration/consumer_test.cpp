@@ -1,0 +1,145 @@
+// Consuming on RabbitMQ: the prefetch the broker sees, what goes back to the queue when
+// a delivery or consumer is dropped unsettled, and a consumer whose queue is deleted.
+#include "broker_ctl.hpp"
+#include "core_fixture.hpp"
+
+#include <future>
+#include <map>
+
+namespace queuey_it {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Consuming : public CoreTest {
+protected:
+    bool counts_become(const std::string &queue, long ready, long unacknowledged) {
+        QueueCounts last;
+        const bool reached = eventually(
+            [&] {
+                last = queue_counts(endpoint(), queue);
+                return last.ready == ready && last.unacknowledged == unacknowledged;
+            },
+            10s, 200ms);
+        if (!reached)
+            ADD_FAILURE() << queue << ": ready " << last.ready << ", unacked "
+                          << last.unacknowledged << "; expected " << ready << " and "
+                          << unacknowledged;
+        return reached;
+    }
+};
+
+TEST_F(Consuming, TheBrokerHoldsBackWhatIsBeyondThePrefetch) {
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = 2; });
+    for (int i = 0; i < 5; ++i) producer_->enqueue(job(config.name));
+    auto consumer = backend_->consume(config.name);
+    EXPECT_EQ(consumer_prefetches(endpoint(), config.name), std::vector<int>{2});
+    counts_become(config.name, 3, 2);
+    auto delivery = consumer->next(5s);
+    ASSERT_TRUE(delivery);
+    delivery->ack();
+    counts_become(config.name, 2, 2);
+}
+
+TEST_F(Consuming, ADroppedDeliveryComesBack) {
+    const auto config = declare_queue();
+    const queuey::Envelope env = job(config.name);
+    producer_->enqueue(env);
+    auto consumer = backend_->consume(config.name);
+    auto first = consumer->next(5s);
+    ASSERT_TRUE(first);
+    EXPECT_FALSE(first->redelivered());
+    first.reset();  // unsettled: rejected with requeue
+    auto again = consumer->next(5s);
+    ASSERT_TRUE(again) << "the dropped delivery did not come back";
+    EXPECT_EQ(again->envelope().job_id, env.job_id);
+    again->ack();
+}
+
+TEST_F(Consuming, AJobHeldByALostWorkerComesBackMarkedRedelivered) {
+    const auto config = declare_queue();
+    const queuey::Envelope env = job(config.name);
+    producer_->enqueue(env);
+    {
+        // Another worker process takes the job and is gone before it settles it.
+        auto options = backend_options(endpoint(), unique_name("lost"));
+        options.connection.reconnect.max_attempts = 0;
+        auto lost = std::make_shared<queuey::RabbitBackend>(options);
+        lost->declare(config);
+        auto consumer = lost->consume(config.name);
+        auto held = consumer->next(5s);
+        ASSERT_TRUE(held);
+        lost->close();
+    }
+    auto consumer = backend_->consume(config.name);
+    auto again = consumer->next(5s);
+    ASSERT_TRUE(again) << "the job of the lost worker did not come back";
+    EXPECT_EQ(again->envelope().job_id, env.job_id);
+    EXPECT_TRUE(again->redelivered()) << "a job that may have been running when its worker died";
+    again->ack();
+}
+
+TEST_F(Consuming, AClosedConsumerReturnsWhatItHeld) {
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = 5; });
+    for (int i = 0; i < 5; ++i) producer_->enqueue(job(config.name));
+    auto consumer = backend_->consume(config.name);
+    auto taken = consumer->next(5s);  // one handed out, four waiting inside the consumer
+    ASSERT_TRUE(taken);
+    counts_become(config.name, 0, 5);
+    consumer.reset();
+    EXPECT_EQ(raw_->wait_for_count(config.name, 5, 5s), 5u)
+        << "deliveries were lost with the consumer";
+    EXPECT_THROW(taken->ack(), queuey::Error) << "a delivery of a closed consumer was acked";
+}
+
+TEST_F(Consuming, LargeJobsOnTwoConsumersAtOnceArriveIntact) {
+    // Bodies of many frames on two channels at once, interleaved by the broker.
+    constexpr int per_queue = 15;
+    std::map<std::string, std::string> payloads;  // job id -> payload
+    std::vector<queuey::QueueConfig> configs;
+    for (const char *tag : {"a", "b"}) {
+        configs.push_back(declare_queue([](queuey::QueueConfig &c) { c.prefetch = 4; }, tag));
+        std::vector<queuey::Envelope> batch;
+        for (int i = 0; i < per_queue; ++i) {
+            const std::string payload =
+                "\"" + std::string(300000 + i, static_cast<char>('a' + i % 26)) + tag + "\"";
+            batch.push_back(job(configs.back().name, payload));
+            payloads[batch.back().job_id] = payload;
+        }
+        for (const auto &outcome : producer_->enqueue_batch(batch))
+            ASSERT_EQ(outcome.status, QY_OK);
+    }
+    auto drain = [&](const queuey::QueueConfig &config) {
+        auto consumer = backend_->consume(config.name);
+        int intact = 0;
+        for (int i = 0; i < per_queue; ++i) {
+            auto delivery = consumer->next(10s);
+            if (!delivery) break;
+            const auto expected = payloads.find(delivery->envelope().job_id);
+            if (expected != payloads.end() && expected->second == delivery->envelope().payload)
+                ++intact;
+            delivery->ack();
+        }
+        return intact;
+    };
+    auto a = std::async(std::launch::async, drain, configs[0]);
+    auto b = std::async(std::launch::async, drain, configs[1]);
+    EXPECT_EQ(a.get(), per_queue);
+    EXPECT_EQ(b.get(), per_queue);
+}
+
+TEST_F(Consuming, DeletingTheQueueEndsItsConsumerWithABrokerError) {
+    const auto config = declare_queue();
+    auto consumer = backend_->consume(config.name);
+    raw_->delete_queue(config.name);
+    const auto error = error_of([&] {
+        for (int i = 0; i < 50; ++i)
+            if (consumer->next(100ms)) break;
+    });
+    ASSERT_TRUE(error) << "the consumer of a deleted queue just waits";
+    EXPECT_EQ(error->status(), QY_ERR_BROKER) << error->what();
+    EXPECT_NE(std::string(error->what()).find(config.name), std::string::npos) << error->what();
+}
+
+}  // namespace
+}  // namespace queuey_it

@@ -1,0 +1,196 @@
+// behaviour.md section 4: every publish is mandatory and confirmed; a return is
+// QY_ERR_UNROUTABLE and a nack QY_ERR_NACKED, each attributed to its own publish when
+// many are in flight on one channel.
+#include "broker_ctl.hpp"
+#include "core_fixture.hpp"
+
+#include "log.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace queuey_it {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Publishing : public CoreTest {
+protected:
+    // The job ids in queue, read off with basic.get.
+    std::multiset<std::string> job_ids_in(const std::string &queue) {
+        std::multiset<std::string> ids;
+        for (const RawMessage &message : raw_->drain(queue))
+            ids.insert(message.message_id.value_or("?"));
+        return ids;
+    }
+
+    // A batch of count jobs for queue, except at the indices in missing, which go to a
+    // queue that does not exist; checks each outcome and what arrived.
+    void publish_batch_with_unroutable(std::size_t count, const std::set<std::size_t> &missing) {
+        const auto config = declare_queue();
+        const std::string nowhere = unique_name("missing");
+        std::vector<queuey::Envelope> batch;
+        std::multiset<std::string> expected;
+        for (std::size_t i = 0; i < count; ++i) {
+            batch.push_back(
+                job(missing.count(i) ? nowhere : config.name, "{\"i\":" + std::to_string(i) + "}"));
+            if (!missing.count(i)) expected.insert(batch.back().job_id);
+        }
+        const auto outcomes = producer_->enqueue_batch(batch);
+        ASSERT_EQ(outcomes.size(), count);
+        for (std::size_t i = 0; i < count; ++i) {
+            if (missing.count(i)) {
+                EXPECT_EQ(outcomes[i].status, QY_ERR_UNROUTABLE) << "publish #" << i;
+                EXPECT_NE(outcomes[i].message.find(batch[i].job_id), std::string::npos)
+                    << outcomes[i].message;
+            } else {
+                EXPECT_EQ(outcomes[i].status, QY_OK)
+                    << "publish #" << i << ": " << outcomes[i].message;
+            }
+        }
+        EXPECT_EQ(raw_->message_count(config.name), count - missing.size());
+        EXPECT_EQ(job_ids_in(config.name), expected)
+            << "exactly the confirmed jobs are in the queue";
+    }
+};
+
+TEST_F(Publishing, APublishToAMissingQueueIsUnroutable) {
+    const auto error = error_of([&] { producer_->enqueue(job(unique_name("missing"))); });
+    ASSERT_TRUE(error) << "an unroutable publish succeeded";
+    EXPECT_EQ(error->status(), QY_ERR_UNROUTABLE) << error->what();
+    EXPECT_NE(std::string(error->what()).find("NO_ROUTE"), std::string::npos) << error->what();
+
+    const auto config = declare_queue();  // the channel goes on
+    producer_->enqueue(job(config.name));
+    EXPECT_EQ(raw_->message_count(config.name), 1u);
+}
+
+TEST_F(Publishing, OneUnroutablePublishInAPipelinedBatchFailsAloneAndTheOthersArrive) {
+    publish_batch_with_unroutable(200, {99});
+}
+
+TEST_F(Publishing, UnroutablePublishesAtTheEdgesOfABatchAreAttributedExactly) {
+    publish_batch_with_unroutable(200, {0, 1, 57, 198, 199});
+}
+
+TEST_F(Publishing, TheSameJobToAQueueAndToAMissingQueueIsAttributedByQueue) {
+    // One envelope published twice in one batch (same message-id): a return can only be
+    // told apart by where it was going, not by its id.
+    const auto config = declare_queue();
+    const queuey::Envelope env = job(config.name);
+    queuey::Envelope lost = env;
+    lost.queue = unique_name("missing");
+    const auto outcomes = producer_->enqueue_batch({env, lost, env});
+    ASSERT_EQ(outcomes.size(), 3u);
+    EXPECT_EQ(outcomes[0].status, QY_OK) << outcomes[0].message;
+    EXPECT_EQ(outcomes[1].status, QY_ERR_UNROUTABLE)
+        << "a job that went nowhere was reported as enqueued";
+    EXPECT_EQ(outcomes[2].status, QY_OK) << outcomes[2].message;
+    EXPECT_EQ(raw_->message_count(config.name), 2u);
+}
+
+TEST_F(Publishing, ANackedPublishIsQyErrNacked) {
+    // A queue that refuses what does not fit: the broker nacks.
+    const std::string full = new_queue("full");
+    raw_->declare(
+        full, false,
+        {{"x-max-length", std::int64_t{1}}, {"x-overflow", std::string("reject-publish")}});
+    ASSERT_TRUE(raw_->publish(full, "filler"));
+    ASSERT_EQ(raw_->message_count(full), 1u);
+
+    const auto error = error_of([&] { producer_->enqueue(job(full)); });
+    ASSERT_TRUE(error) << "a publish to a full reject-publish queue succeeded";
+    EXPECT_EQ(error->status(), QY_ERR_NACKED) << error->what();
+
+    // In a batch, only the nacked ones fail.
+    const auto config = declare_queue();
+    const std::vector<queuey::Envelope> batch = {job(config.name), job(full), job(config.name),
+                                                 job(full), job(config.name)};
+    const auto outcomes = producer_->enqueue_batch(batch);
+    ASSERT_EQ(outcomes.size(), batch.size());
+    EXPECT_EQ(outcomes[0].status, QY_OK) << outcomes[0].message;
+    EXPECT_EQ(outcomes[1].status, QY_ERR_NACKED) << outcomes[1].message;
+    EXPECT_EQ(outcomes[2].status, QY_OK) << outcomes[2].message;
+    EXPECT_EQ(outcomes[3].status, QY_ERR_NACKED) << outcomes[3].message;
+    EXPECT_EQ(outcomes[4].status, QY_OK) << outcomes[4].message;
+    EXPECT_EQ(raw_->message_count(config.name), 3u);
+    EXPECT_EQ(raw_->message_count(full), 1u);
+}
+
+// Raises the broker's memory alarm for as long as it lives.
+class MemoryAlarm {
+public:
+    explicit MemoryAlarm(const BrokerEndpoint &broker) : broker_(broker) {
+        set_memory_alarm(broker_, true);
+    }
+    ~MemoryAlarm() {
+        try {
+            set_memory_alarm(broker_, false);
+        } catch (const std::exception &e) {
+            ADD_FAILURE() << "the broker's memory alarm stays raised: " << e.what();
+        }
+    }
+
+private:
+    const BrokerEndpoint &broker_;
+};
+
+TEST_F(Publishing, WhileTheBrokerBlocksPublishersAPublishTimesOutAndTheBlockIsLogged) {
+    auto options = backend_options(endpoint(), unique_name("blocked"));
+    options.publish_timeout = 2s;
+    std::mutex log_mutex;
+    std::vector<std::string> warnings;
+    options.connection.logger.sink = [&](queuey::LogLevel level, const std::string &line) {
+        std::lock_guard lock(log_mutex);
+        if (level >= queuey::LogLevel::warn) warnings.push_back(line);
+    };
+    auto backend = std::make_shared<queuey::RabbitBackend>(options);
+    queuey::Producer producer(backend);
+    queuey::QueueConfig config;
+    config.name = new_queue();
+    backend->declare(config);
+    {
+        MemoryAlarm alarm(endpoint());
+        // The publish that meets the alarm may still get through; the ones after it wait.
+        error_of([&] { producer.enqueue(job(config.name)); });
+        const auto start = std::chrono::steady_clock::now();
+        const auto error = error_of([&] { producer.enqueue(job(config.name)); });
+        const auto waited = std::chrono::steady_clock::now() - start;
+        ASSERT_TRUE(error) << "a publish was confirmed while the broker blocked publishers";
+        EXPECT_EQ(error->status(), QY_ERR_TIMEOUT) << error->what();
+        EXPECT_NE(std::string(error->what()).find("may or may not"), std::string::npos)
+            << error->what();
+        EXPECT_GE(waited, 1900ms);
+        EXPECT_LT(waited, 2s + 3s) << "the publish timeout was not honoured";
+        std::lock_guard lock(log_mutex);
+        bool logged = false;
+        for (const std::string &line : warnings)
+            logged = logged || line.find("blocked") != std::string::npos;
+        EXPECT_TRUE(logged) << "the block was not logged";
+    }
+    EXPECT_TRUE(
+        eventually([&] { return !error_of([&] { producer.enqueue(job(config.name)); }); }, 15s))
+        << "publishing did not resume after the alarm cleared";
+    backend->close();
+}
+
+TEST_F(Publishing, ConcurrentProducersOnOneClientAllGetTheirConfirms) {
+    const auto config = declare_queue();
+    constexpr int threads = 8, per_thread = 50;
+    std::vector<std::thread> workers;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < threads; ++t)
+        workers.emplace_back([&] {
+            for (int i = 0; i < per_thread; ++i) {
+                if (error_of([&] { producer_->enqueue(job(config.name)); })) ++failures;
+            }
+        });
+    for (auto &worker : workers) worker.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(raw_->message_count(config.name), static_cast<std::uint32_t>(threads * per_thread));
+}
+
+}  // namespace
+}  // namespace queuey_it

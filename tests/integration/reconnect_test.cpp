@@ -1,0 +1,225 @@
+// behaviour.md section 8: after a lost connection the client reconnects by its policy,
+// declares and subscribes again, loses no confirmed job, and never settles a delivery
+// of the old connection on the new one. "No reconnect" fails fast with a clear error.
+#include "broker_ctl.hpp"
+#include "core_fixture.hpp"
+
+#include <future>
+#include <set>
+
+namespace queuey_it {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Reconnect : public CoreTest {
+protected:
+    std::uint64_t reconnects() const { return backend_->connection().counters().reconnects; }
+
+    std::vector<queuey::Envelope> enqueue_jobs(const std::string &queue, int count,
+                                               const char *tag) {
+        std::vector<queuey::Envelope> jobs;
+        for (int i = 0; i < count; ++i) {
+            jobs.push_back(job(queue, std::string("{\"") + tag + "\":" + std::to_string(i) + "}"));
+            producer_->enqueue(jobs.back());
+        }
+        return jobs;
+    }
+
+    // The whole story around one broker-side interruption: jobs confirmed before and
+    // after, a delivery received before (its settle is stale, the job comes back), and
+    // the same consumer receiving everything afterwards.
+    void survive(const std::function<void()> &interrupt, const std::function<void()> &after) {
+        const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = 3; });
+        auto consumer = backend_->consume(config.name);
+        std::vector<queuey::Envelope> expected = enqueue_jobs(config.name, 5, "before");
+        auto early = consumer->next(5s);
+        ASSERT_TRUE(early);
+        const std::string early_id = early->envelope().job_id;
+
+        const std::uint64_t before = reconnects();
+        interrupt();
+        ASSERT_TRUE(eventually([&] { return reconnects() > before; }, 60s)) << "no reconnect";
+        if (after) after();
+
+        for (const auto &env : enqueue_jobs(config.name, 5, "after")) expected.push_back(env);
+        const auto stale = error_of([&] { early->ack(); });
+        ASSERT_TRUE(stale) << "a delivery of the old connection was settled on the new one";
+        EXPECT_EQ(stale->status(), QY_ERR_STALE_DELIVERY) << stale->what();
+        EXPECT_GE(backend_->connection().counters().stale_settles, 1u);
+
+        std::set<std::string> wanted, received;
+        for (const auto &env : expected) wanted.insert(env.job_id);
+        while (received.size() < wanted.size()) {
+            auto delivery = consumer->next(10s);
+            ASSERT_TRUE(delivery) << "the consumer stopped receiving after the reconnect; got "
+                                  << received.size() << " of " << wanted.size();
+            const std::string id = delivery->envelope().job_id;
+            EXPECT_TRUE(wanted.count(id)) << "a job nobody enqueued: " << id;
+            // The broker flags what it sends again, but this process caused that itself:
+            // no worker died running these jobs (Delivery::redelivered, backend.hpp).
+            EXPECT_FALSE(delivery->redelivered())
+                << (id == early_id ? "the job whose settle went stale"
+                                   : "a job held in the prefetch")
+                << " came back marked as possibly started by a lost worker";
+            received.insert(id);
+            delivery->ack();
+        }
+        EXPECT_EQ(received, wanted) << "confirmed jobs were lost";
+        EXPECT_FALSE(consumer->next(1s)) << "more deliveries than jobs";
+        EXPECT_EQ(consumer_prefetches(endpoint(), config.name), std::vector<int>{3})
+            << "not resubscribed with the same prefetch";
+        EXPECT_EQ(raw_->message_count(config.name), 0u);
+    }
+};
+
+TEST_F(Reconnect, AClosedConnectionIsReopenedAndNothingIsLost) {
+    survive([&] { ASSERT_EQ(close_connections(endpoint(), connection_name_), 1u); }, {});
+    EXPECT_EQ(connection_pids(endpoint(), connection_name_).size(), 1u)
+        << "the new connection carries the same name";
+}
+
+TEST_F(Reconnect, ARestartedBrokerApplicationIsReconnectedAndNothingIsLost) {
+    survive(
+        [&] {
+            stop_app(endpoint());
+            start_app(endpoint());
+        },
+        [&] { raw_.emplace(endpoint()); });  // the fixture's own connection died too
+}
+
+TEST_F(Reconnect, ANonDurableQueueLostInARestartIsDeclaredAgainAndConsumed) {
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.durable = false; });
+    auto consumer = backend_->consume(config.name);
+    const std::uint64_t before = reconnects();
+    stop_app(endpoint());
+    start_app(endpoint());
+    ASSERT_TRUE(eventually([&] { return reconnects() > before; }, 60s)) << "no reconnect";
+    raw_.emplace(endpoint());
+    EXPECT_TRUE(raw_->exists(config.name)) << "the non-durable queue was not declared again";
+    EXPECT_TRUE(raw_->exists(config.name + ".dead"));
+
+    expect_job_flows(*consumer, config.name, "the consumer was not subscribed again");
+}
+
+TEST_F(Reconnect, APublishDuringAnOutageIsConfirmedAfterTheReconnectOrFails) {
+    const auto config = declare_queue();
+    const std::uint64_t before = reconnects();
+    stop_app(endpoint());
+    const queuey::Envelope env = job(config.name);
+    auto publish =
+        std::async(std::launch::async, [&] { return error_of([&] { producer_->enqueue(env); }); });
+    std::this_thread::sleep_for(1s);
+    start_app(endpoint());
+    ASSERT_TRUE(eventually([&] { return reconnects() > before; }, 60s)) << "no reconnect";
+    const auto error = publish.get();
+    raw_.emplace(endpoint());
+    if (error) {
+        EXPECT_TRUE(error->status() == QY_ERR_CONNECTION || error->status() == QY_ERR_TIMEOUT)
+            << error->what();
+    } else {
+        const auto message = raw_->get(config.name);
+        ASSERT_TRUE(message) << "a publish reported as confirmed is not in the queue";
+        EXPECT_EQ(message->message_id, env.job_id);
+    }
+    producer_->enqueue(job(config.name));  // and the producer works again
+}
+
+TEST_F(Reconnect, ABlockOfALostConnectionDoesNotCarryOverToTheNewOne) {
+    const auto config = declare_queue();
+    auto options = backend_options(endpoint(), unique_name("blocked"));
+    options.publish_timeout = 2s;
+    auto backend = std::make_shared<queuey::RabbitBackend>(options);
+    queuey::Producer producer(backend);
+    backend->declare(config);
+    const std::string name = options.connection.session.connection_name;
+    set_memory_alarm(endpoint(), true);
+    try {
+        // Publish until the broker has blocked this connection (connection.blocked).
+        for (int i = 0; i < 3; ++i) error_of([&] { producer.enqueue(job(config.name)); });
+        ASSERT_EQ(close_connections(endpoint(), name), 1u);
+        ASSERT_TRUE(
+            eventually([&] { return backend->connection().counters().reconnects > 0; }, 30s));
+    } catch (...) {
+        set_memory_alarm(endpoint(), false);
+        throw;
+    }
+    set_memory_alarm(endpoint(), false);
+    EXPECT_TRUE(eventually(
+        [&] {
+            return connection_column(endpoint(), name, "state") ==
+                   std::vector<std::string>{"running"};
+        },
+        10s))
+        << "the broker still blocks the new connection";
+
+    // The new connection was never blocked: publishing must work on it.
+    std::optional<queuey::Error> error;
+    const bool published = eventually(
+        [&] {
+            error = error_of([&] { producer.enqueue(job(config.name)); });
+            return !error;
+        },
+        8s, 500ms);
+    EXPECT_TRUE(published) << "the client still thinks it is blocked: "
+                           << (error ? error->what() : "");
+    backend->close();
+}
+
+TEST_F(Reconnect, ClosingWhileReconnectingFailsWaitingCallsAtOnce) {
+    const auto config = declare_queue();
+    stop_app(endpoint());
+    auto publish = std::async(std::launch::async, [&] {
+        return error_of([&] { producer_->enqueue(job(config.name)); });
+    });
+    std::this_thread::sleep_for(1s);
+    const auto start = std::chrono::steady_clock::now();
+    backend_->close();
+    const auto closing = std::chrono::steady_clock::now() - start;
+    const bool returned = publish.wait_for(5s) == std::future_status::ready;
+    start_app(endpoint());
+    raw_.emplace(endpoint());
+    EXPECT_LT(closing, 3s) << "close() waited for the broker";
+    ASSERT_TRUE(returned) << "a publish kept waiting after close()";
+    const auto error = publish.get();
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->status(), QY_ERR_CLOSED) << error->what();
+}
+
+TEST_F(Reconnect, WithoutReconnectsEveryCallFailsFastWithAConnectionError) {
+    auto options = backend_options(endpoint(), unique_name("never"));
+    options.connection.reconnect.max_attempts = 0;
+    auto backend = std::make_shared<queuey::RabbitBackend>(options);
+    queuey::Producer producer(backend);
+    queuey::QueueConfig config;
+    config.name = new_queue();
+    backend->declare(config);
+    auto consumer = backend->consume(config.name);
+    producer.enqueue(job(config.name));
+
+    ASSERT_EQ(close_connections(endpoint(), options.connection.session.connection_name), 1u);
+    ASSERT_TRUE(eventually(
+        [&] { return error_of([&] { producer.enqueue(job(config.name)); }).has_value(); }, 10s))
+        << "publishing still works on a connection the broker closed";
+
+    const auto start = std::chrono::steady_clock::now();
+    const auto error = error_of([&] { producer.enqueue(job(config.name)); });
+    ASSERT_TRUE(error);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 1s) << "not fail-fast";
+    EXPECT_EQ(error->status(), QY_ERR_CONNECTION) << error->what();
+    EXPECT_NE(std::string(error->what()).find("reconnect"), std::string::npos)
+        << "the message should say that reconnecting is off: " << error->what();
+
+    const auto declare_error = error_of([&] { backend->declare(config); });
+    ASSERT_TRUE(declare_error);
+    EXPECT_EQ(declare_error->status(), QY_ERR_CONNECTION) << declare_error->what();
+    const auto next_error = error_of([&] { consumer->next(100ms); });
+    ASSERT_TRUE(next_error) << "the consumer of a dead connection just times out";
+    EXPECT_EQ(next_error->status(), QY_ERR_CONNECTION) << next_error->what();
+    EXPECT_TRUE(connection_pids(endpoint(), options.connection.session.connection_name).empty());
+    consumer.reset();
+    backend->close();
+}
+
+}  // namespace
+}  // namespace queuey_it
