@@ -1,0 +1,415 @@
+// queuey.hpp: a header-only C++17 wrapper over the C API in queuey.h.
+//
+// Each class owns one C handle (move-only, freed in its destructor); a failed call
+// throws queuey::Error with the qy_status, the message and the field of the qy_error.
+// The rules of queuey.h hold unchanged: what each call does, its thread rule (a handle
+// is used from one thread at a time unless queuey.h says otherwise) and its errors.
+// Callables given to the library (handlers, hooks, the log callback) are copied and
+// freed through the C API's user_data destructors; exceptions never cross into C: a
+// throwing handler counts as a retryable error, a throwing hook or logger is ignored.
+#ifndef QUEUEY_QUEUEY_HPP
+#define QUEUEY_QUEUEY_HPP
+
+#include <queuey/queuey.h>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace queuey {
+
+/** A failed call: its status, message (for people) and field ("" when none). */
+class Error : public std::runtime_error {
+public:
+    Error(qy_status status, const std::string &message, std::string field = {})
+        : std::runtime_error(message), status_(status), field_(std::move(field)) {}
+    qy_status status() const noexcept { return status_; }
+    const char *status_name() const noexcept { return qy_status_name(status_); }
+    const std::string &field() const noexcept { return field_; }
+
+private:
+    qy_status status_;
+    std::string field_;
+};
+
+using Millis = std::chrono::milliseconds;
+
+namespace detail {
+// Throws the Error of a failed call; frees err.
+inline void check(qy_status status, qy_error *err) {
+    if (status == QY_OK) return;
+    std::unique_ptr<qy_error, void (*)(qy_error *)> owned(err, qy_error_free);
+    const char *field = qy_error_field(err);
+    throw Error(err ? qy_error_status(err) : status,
+                err ? qy_error_message(err) : qy_status_name(status), field ? field : "");
+}
+// Calls fn(args..., &err) and throws on failure.
+template <typename... Params, typename... Args>
+void call(qy_status (*fn)(Params...), Args &&...args) {
+    qy_error *err = nullptr;
+    const qy_status status = fn(std::forward<Args>(args)..., &err);  // before err is read
+    check(status, err);
+}
+// A handle made by fn(args..., &out, &err).
+template <typename T, typename... Params, typename... Args>
+T *make(qy_status (*fn)(Params...), Args &&...args) {
+    T *out = nullptr;
+    call(fn, std::forward<Args>(args)..., &out);
+    return out;
+}
+inline uint64_t ms(Millis d) { return d.count() < 0 ? 0 : static_cast<uint64_t>(d.count()); }
+inline uint32_t ms32(Millis d) {
+    return d.count() > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(ms(d));
+}
+template <typename F>
+void destroy(void *callable) {
+    delete static_cast<F *>(callable);
+}
+
+// Unique ownership of a T freed with Free; the base of every handle class Self.
+template <typename Self, typename T, void (*Free)(T *)>
+class Handle {
+public:
+    explicit Handle(T *raw = nullptr) noexcept : raw_(raw) {}
+    Handle(Handle &&other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
+    Handle &operator=(Handle &&other) noexcept {
+        if (this != &other) Free(std::exchange(raw_, std::exchange(other.raw_, nullptr)));
+        return *this;
+    }
+    ~Handle() { Free(raw_); }
+    T *get() const noexcept { return raw_; }  // the C handle, for calls this header lacks
+    explicit operator bool() const noexcept { return raw_ != nullptr; }
+
+protected:
+    // fn(handle, args..., &err); throws on failure, else returns *this for chaining.
+    template <typename... Params, typename... Args>
+    Self &invoke(qy_status (*fn)(Params...), Args &&...args) {
+        call(fn, raw_, std::forward<Args>(args)...);
+        return static_cast<Self &>(*this);
+    }
+
+private:
+    T *raw_;
+};
+}  // namespace detail
+
+class Envelope;
+
+/** A borrowed envelope (of a delivery, a job or a hook): valid as long as its owner. */
+class EnvelopeView {
+public:
+    explicit EnvelopeView(const qy_envelope *env) noexcept : env_(env) {}
+    const qy_envelope *get() const noexcept { return env_; }
+    std::string_view job_id() const { return qy_envelope_job_id(env_); }
+    std::string_view job_type() const { return qy_envelope_job_type(env_); }
+    std::string_view queue() const { return qy_envelope_queue(env_); }
+    uint32_t attempt() const { return qy_envelope_attempt(env_); }
+    uint32_t deferrals() const { return qy_envelope_deferrals(env_); }
+    uint8_t priority() const { return qy_envelope_priority(env_); }
+    uint64_t enqueued_at_ms() const { return qy_envelope_enqueued_at_ms(env_); }
+    Millis age() const { return Millis(qy_envelope_age_ms(env_)); }
+    /** The payload, compact JSON. */
+    std::string_view payload() const {
+        size_t len = 0;
+        const char *text = qy_envelope_payload(env_, &len);
+        return {text, len};
+    }
+    /** The correlation id, "" when there is none. */
+    std::string_view correlation_id() const {
+        const char *id = qy_envelope_correlation_id(env_);
+        return id ? id : "";
+    }
+    /** The message body: compact JSON. */
+    std::string to_bytes() const {
+        char *bytes = nullptr;
+        size_t len = 0;
+        detail::call(qy_envelope_to_bytes, env_, &bytes, &len);
+        std::unique_ptr<char, void (*)(char *)> owned(bytes, qy_string_free);
+        return {bytes, len};
+    }
+    inline Envelope next_attempt() const;
+    inline Envelope deferred(uint8_t priority) const;
+
+protected:
+    const qy_envelope *env_;
+};
+
+/** An envelope of one's own (qy_envelope_new and the transitions). */
+class Envelope : public EnvelopeView {
+public:
+    /** A new job: fresh id, attempt 1, enqueued now. payload_json: one JSON value. */
+    Envelope(const std::string &job_type, const std::string &queue, std::string_view payload_json)
+        : Envelope(detail::make<qy_envelope>(qy_envelope_new, job_type.c_str(), queue.c_str(),
+                                             payload_json.data(), payload_json.size())) {}
+    /** Decodes a message body. */
+    static Envelope from_bytes(std::string_view body) {
+        return Envelope(
+            detail::make<qy_envelope>(qy_envelope_from_bytes, body.data(), body.size()));
+    }
+    explicit Envelope(qy_envelope *owned) noexcept : EnvelopeView(owned) {}
+    Envelope(Envelope &&other) noexcept : EnvelopeView(std::exchange(other.env_, nullptr)) {}
+    Envelope &operator=(Envelope &&other) noexcept {
+        if (this != &other) {
+            qy_envelope_free(get());
+            env_ = std::exchange(other.env_, nullptr);
+        }
+        return *this;
+    }
+    ~Envelope() { qy_envelope_free(get()); }
+    qy_envelope *get() const noexcept { return const_cast<qy_envelope *>(env_); }  // ours
+    /** Sets the correlation id; "" removes it. */
+    void set_correlation_id(const std::string &id) {
+        detail::call(qy_envelope_set_correlation_id, get(), id.empty() ? nullptr : id.c_str());
+    }
+};
+
+inline Envelope EnvelopeView::next_attempt() const {
+    return Envelope(detail::make<qy_envelope>(qy_envelope_next_attempt, env_));
+}
+inline Envelope EnvelopeView::deferred(uint8_t priority) const {
+    return Envelope(detail::make<qy_envelope>(qy_envelope_deferred, env_, priority));
+}
+
+/** Attempts and backoff for retryable failures; see qy_retry_policy_new(). */
+class RetryPolicy : public detail::Handle<RetryPolicy, qy_retry_policy, qy_retry_policy_free> {
+public:
+    explicit RetryPolicy(uint32_t max_attempts)
+        : Handle(detail::make<qy_retry_policy>(qy_retry_policy_new, max_attempts)) {}
+    RetryPolicy &fixed(Millis delay) {
+        return invoke(qy_retry_policy_set_fixed, detail::ms(delay));
+    }
+    RetryPolicy &exponential(Millis base, double factor, Millis max, bool jitter = true) {
+        return invoke(qy_retry_policy_set_exponential, detail::ms(base), factor, detail::ms(max),
+                      jitter ? 1 : 0);
+    }
+};
+
+/** How a Client connects; see the qy_client_options_* setters. */
+class ClientOptions
+    : public detail::Handle<ClientOptions, qy_client_options, qy_client_options_free> {
+public:
+    ClientOptions() : Handle(detail::make<qy_client_options>(qy_client_options_new)) {}
+    ClientOptions &add_url(const std::string &url) {
+        return invoke(qy_client_options_add_url, url.c_str());
+    }
+    ClientOptions &connection_name(const std::string &name) {
+        return invoke(qy_client_options_set_connection_name, name.c_str());
+    }
+    ClientOptions &heartbeat(uint16_t seconds) {
+        return invoke(qy_client_options_set_heartbeat, seconds);
+    }
+    ClientOptions &connect_timeout(Millis t) {
+        return invoke(qy_client_options_set_connect_timeout_ms, detail::ms32(t));
+    }
+    ClientOptions &publish_timeout(Millis t) {
+        return invoke(qy_client_options_set_publish_timeout_ms, detail::ms32(t));
+    }
+    ClientOptions &ca_cert_file(const std::string &path) {
+        return invoke(qy_client_options_set_ca_cert_file, path.c_str());
+    }
+    /** max_attempts: -1 forever, 0 never; see qy_client_options_set_reconnect(). */
+    ClientOptions &reconnect(int64_t max_attempts, Millis base, double factor, Millis max,
+                             bool jitter = true) {
+        return invoke(qy_client_options_set_reconnect, max_attempts, detail::ms32(base), factor,
+                      detail::ms32(max), jitter ? 1 : 0);
+    }
+    /** fn(qy_log_level, std::string_view message): runs on queuey's threads, maybe at once. */
+    template <typename F>
+    ClientOptions &log(F fn) {
+        qy_log_fn trampoline = [](qy_log_level level, const char *message, void *self) {
+            try {
+                (*static_cast<F *>(self))(level, std::string_view(message));
+            } catch (...) {  // a logger must not fail the library
+            }
+        };
+        return invoke(qy_client_options_set_log, trampoline, new F(std::move(fn)),
+                      detail::destroy<F>);
+    }
+};
+
+/** A logical queue's configuration; see the qy_queue_config_* setters. */
+class QueueConfig : public detail::Handle<QueueConfig, qy_queue_config, qy_queue_config_free> {
+public:
+    explicit QueueConfig(const std::string &name)
+        : Handle(detail::make<qy_queue_config>(qy_queue_config_new, name.c_str())) {}
+    QueueConfig &durable(bool on) { return invoke(qy_queue_config_set_durable, on ? 1 : 0); }
+    QueueConfig &max_priority(uint8_t max) { return invoke(qy_queue_config_set_max_priority, max); }
+    QueueConfig &message_ttl(Millis ttl) {
+        return invoke(qy_queue_config_set_message_ttl_ms, static_cast<int64_t>(ttl.count()));
+    }
+    QueueConfig &prefetch(uint16_t count) { return invoke(qy_queue_config_set_prefetch, count); }
+    QueueConfig &delay_granularity(Millis step) {
+        return invoke(qy_queue_config_set_delay_granularity_ms, detail::ms32(step));
+    }
+    QueueConfig &retry_policy(const RetryPolicy &policy) {
+        return invoke(qy_queue_config_set_retry_policy, policy.get());
+    }
+};
+
+/** A connection to a broker (amqp://, amqps://). Thread-safe. */
+class Client : public detail::Handle<Client, qy_client, qy_client_free> {
+public:
+    explicit Client(const std::string &url)
+        : Handle(detail::make<qy_client>(qy_client_new, url.c_str(), nullptr)) {}
+    Client(const std::string &url, const ClientOptions &options)
+        : Handle(detail::make<qy_client>(qy_client_new, url.c_str(), options.get())) {}
+    /** Declares the queue, its dead-letter queue, and remembers the configuration. */
+    void declare(const QueueConfig &config) { invoke(qy_client_declare, config.get()); }
+};
+
+/** Puts jobs on queues; each call returns once the broker has the job. Thread-safe. */
+class Producer : public detail::Handle<Producer, qy_producer, qy_producer_free> {
+public:
+    explicit Producer(Client &client)
+        : Handle(detail::make<qy_producer>(qy_producer_new, client.get())) {}
+    void enqueue(const EnvelopeView &env) { invoke(qy_producer_enqueue, env.get()); }
+    void enqueue_after(const EnvelopeView &env, Millis delay) {
+        invoke(qy_producer_enqueue_after, env.get(), detail::ms(delay));
+    }
+    void defer(const EnvelopeView &env, Millis delay) {
+        invoke(qy_producer_defer, env.get(), detail::ms(delay));
+    }
+    /** Publishes all with many in flight. Throws if any failed (statuses, when given,
+        holds each one's outcome). */
+    template <typename Envelopes>
+    void enqueue_batch(const Envelopes &envs, std::vector<qy_status> *statuses = nullptr) {
+        std::vector<const qy_envelope *> raw;
+        for (const EnvelopeView &env : envs) raw.push_back(env.get());
+        if (statuses) statuses->assign(raw.size(), QY_OK);
+        invoke(qy_producer_enqueue_batch, raw.data(), raw.size(),
+               statuses ? statuses->data() : nullptr);
+    }
+};
+
+/** One received job; settle it once. Empty (false) when Consumer::next() timed out. */
+class Delivery : public detail::Handle<Delivery, qy_delivery, qy_delivery_free> {
+public:
+    using Handle::Handle;
+    EnvelopeView envelope() const { return EnvelopeView(qy_delivery_envelope(get())); }
+    bool redelivered() const { return qy_delivery_redelivered(get()) != 0; }
+    void ack() { invoke(qy_delivery_ack); }
+    void retry(const EnvelopeView &next, Millis delay) {
+        invoke(qy_delivery_retry, next.get(), detail::ms(delay));
+    }
+    void defer(const EnvelopeView &next, Millis delay) {
+        invoke(qy_delivery_defer, next.get(), detail::ms(delay));
+    }
+    void dead_letter(const std::string &reason) { invoke(qy_delivery_dead_letter, reason.c_str()); }
+};
+
+/** Receives the jobs of one declared queue. */
+class Consumer : public detail::Handle<Consumer, qy_consumer, qy_consumer_free> {
+public:
+    Consumer(Client &client, const std::string &queue)
+        : Handle(detail::make<qy_consumer>(qy_consumer_new, client.get(), queue.c_str())) {}
+    Delivery next(Millis timeout) {
+        return Delivery(detail::make<qy_delivery>(qy_consumer_next, get(), detail::ms32(timeout)));
+    }
+};
+
+/** The job a handler runs, valid during the call; its helpers set the details of a result. */
+class Job {
+public:
+    explicit Job(qy_job *job) noexcept : job_(job) {}
+    qy_job *get() const noexcept { return job_; }
+    EnvelopeView envelope() const { return EnvelopeView(qy_job_envelope(job_)); }
+    std::string_view job_id() const { return envelope().job_id(); }
+    std::string_view job_type() const { return envelope().job_type(); }
+    uint32_t attempt() const { return envelope().attempt(); }
+    uint32_t deferrals() const { return envelope().deferrals(); }
+    std::string_view payload() const { return envelope().payload(); }
+    Millis age() const { return envelope().age(); }
+    /** True once the job timed out: its result will be ignored. */
+    bool cancelled() const { return qy_job_cancelled(job_) != 0; }
+
+    qy_job_result retry(const std::string &error) { return result(QY_JOB_RETRY, error); }
+    /** A retry under this policy, above every other. */
+    qy_job_result retry(const std::string &error, const RetryPolicy &policy) {
+        detail::call(qy_job_set_retry_policy, job_, policy.get());
+        return retry(error);
+    }
+    qy_job_result fatal(const std::string &error) { return result(QY_JOB_FATAL, error); }
+    qy_job_result undecodable(const std::string &detail) {
+        return result(QY_JOB_UNDECODABLE, detail);
+    }
+    qy_job_result defer(Millis delay, const std::string &reason) {
+        detail::call(qy_job_set_defer, job_, detail::ms(delay), reason.c_str());
+        return QY_JOB_DEFER;
+    }
+
+private:
+    qy_job_result result(qy_job_result kind, const std::string &message) {
+        detail::call(qy_job_set_error, job_, message.c_str());
+        return kind;
+    }
+    qy_job *job_;
+};
+
+/** Runs handlers for jobs of the given queues; see qy_worker in queuey.h. Configure and
+    register before run(); shutdown() and counter() from any thread. */
+class Worker : public detail::Handle<Worker, qy_worker, qy_worker_free> {
+public:
+    Worker(Client &client, const std::vector<std::string> &queues) : Handle(make(client, queues)) {}
+    Worker &concurrency(uint32_t n) { return invoke(qy_worker_set_concurrency, n); }
+    Worker &job_timeout(Millis limit) {
+        return invoke(qy_worker_set_job_timeout_ms, detail::ms32(limit));
+    }
+    Worker &default_retry(const RetryPolicy &p) {
+        return invoke(qy_worker_set_default_retry, p.get());
+    }
+    Worker &job_type_retry(const std::string &type, const RetryPolicy &p) {
+        return invoke(qy_worker_set_job_type_retry, type.c_str(), p.get());
+    }
+    Worker &queue_retry(const std::string &queue, const RetryPolicy &p) {
+        return invoke(qy_worker_set_queue_retry, queue.c_str(), p.get());
+    }
+    /** fn(queuey::Job &) -> qy_job_result handles job_type on the worker's threads. An
+        exception from fn counts as a retryable error with its what(). */
+    template <typename F>
+    Worker &handle(const std::string &job_type, F fn, const RetryPolicy *policy = nullptr) {
+        qy_handler_fn trampoline = [](qy_job *raw, void *self) -> qy_job_result {
+            try {
+                Job job(raw);
+                return (*static_cast<F *>(self))(job);
+            } catch (const std::exception &e) {
+                qy_job_set_error(raw, e.what(), nullptr);
+            } catch (...) {}
+            return QY_JOB_RETRY;
+        };
+        return invoke(qy_worker_register, job_type.c_str(), trampoline, new F(std::move(fn)),
+                      detail::destroy<F>, policy ? policy->get() : nullptr);
+    }
+    /** fn(EnvelopeView, std::string_view reason), called before each dead-lettering. */
+    template <typename F>
+    Worker &on_dead_letter(F fn) {
+        qy_dead_letter_fn trampoline = [](const qy_envelope *env, const char *reason, void *self) {
+            try {
+                (*static_cast<F *>(self))(EnvelopeView(env), std::string_view(reason));
+            } catch (...) {  // a hook cannot stop the dead-lettering
+            }
+        };
+        return invoke(qy_worker_set_dead_letter_hook, trampoline, new F(std::move(fn)),
+                      detail::destroy<F>);
+    }
+    /** Runs on this thread (and the worker's own) until shutdown(). */
+    void run() { invoke(qy_worker_run); }
+    void shutdown() noexcept { qy_worker_shutdown(get()); }
+    uint64_t counter(qy_counter which) const noexcept { return qy_worker_counter(get(), which); }
+
+private:
+    static qy_worker *make(Client &client, const std::vector<std::string> &queues) {
+        std::vector<const char *> names;
+        for (const auto &queue : queues) names.push_back(queue.c_str());
+        return detail::make<qy_worker>(qy_worker_new, client.get(), names.data(), names.size());
+    }
+};
+
+}  // namespace queuey
+
+#endif  // QUEUEY_QUEUEY_HPP
