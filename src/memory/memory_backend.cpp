@@ -1,0 +1,43 @@
+#include "memory_backend.hpp"
+
+#include "memory_broker.hpp"
+#include "memory_consumer.hpp"
+
+namespace queuey {
+
+MemoryBackend::MemoryBackend()
+    : broker_(std::make_shared<MemoryBroker>()),
+      hold_timer_([broker = broker_] { broker->run_hold_timer(); }) {}
+
+MemoryBackend::~MemoryBackend() { close(); }
+
+void MemoryBackend::declare(const QueueConfig &config) { broker_->declare(config); }
+
+QueueConfig MemoryBackend::config_of(const std::string &queue) const {
+    return broker_->config_of(queue);
+}
+
+std::vector<PublishOutcome> MemoryBackend::publish(const std::vector<Envelope> &envelopes,
+                                                   std::optional<std::chrono::nanoseconds> delay) {
+    return broker_->publish(envelopes, delay);
+}
+
+std::unique_ptr<Consumer> MemoryBackend::consume(const std::vector<std::string> &queues) {
+    return std::make_unique<MemoryConsumer>(broker_, broker_->subscribe(queues));
+}
+
+void MemoryBackend::close() {
+    broker_->close();
+    std::lock_guard lock(close_mutex_);
+    if (hold_timer_.joinable()) hold_timer_.join();
+}
+
+MemoryBackend::Snapshot MemoryBackend::snapshot() const { return broker_->snapshot(); }
+
+void MemoryBackend::clear_history() { broker_->clear_history(); }
+
+bool MemoryBackend::wait_until_idle(std::chrono::milliseconds timeout) const {
+    return broker_->wait_until_idle(timeout);
+}
+
+}  // namespace queuey

@@ -1,0 +1,127 @@
+// The in-process broker behind MemoryBackend: queues, held jobs, consumers' deliveries
+// and histories under one mutex, with RabbitMQ's semantics wherever a producer, a worker
+// or a test can observe them. Every public member is thread-safe.
+#pragma once
+
+#include "../backend.hpp"
+#include "hold_schedule.hpp"
+#include "memory_queue.hpp"
+#include "memory_snapshot.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace queuey {
+
+// What one consumer consumes: a source per queue, each with its prefetch. Guarded by the
+// broker's mutex.
+struct MemorySubscription {
+    struct Source {
+        QueueConfig config;
+        MemoryQueue *queue = nullptr;  // queues are never removed: stable
+        std::uint32_t unsettled = 0;   // this consumer's unsettled deliveries from it
+    };
+    std::vector<Source> sources;
+    std::size_t cursor = 0;  // the source to try first: round robin, so that none starves
+};
+
+// One delivered message until it is settled or goes back to its queue.
+struct MemoryLease {
+    enum class State { unsettled, settled, revoked };
+
+    std::shared_ptr<MemorySubscription> subscription;
+    std::size_t source = 0;
+    QueueConfig config;     // a copy: a delivery may outlive its consumer
+    QueuedMessage message;  // never changed while the delivery lives: read without the lock
+    State state = State::unsettled;  // guarded by the broker's mutex
+};
+
+class MemoryBroker {
+public:
+    using Clock = std::chrono::steady_clock;
+    enum class Republish { retry, defer };
+
+    // As Backend::declare: creates q and q.dead; a queue that exists with other arguments
+    // gives Error(QY_ERR_PRECONDITION_FAILED) naming the queue and the argument.
+    void declare(const QueueConfig &config);
+    QueueConfig config_of(const std::string &queue) const;
+    std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+                                        std::optional<std::chrono::nanoseconds> delay);
+
+    // Throws unless every queue was declared (and at least one is given).
+    std::shared_ptr<MemorySubscription> subscribe(const std::vector<std::string> &queues);
+    // A consumer's end. Its unsettled deliveries go back to their queues, as when a
+    // consumer's channel closes on RabbitMQ; settling them later fails with
+    // QY_ERR_STALE_DELIVERY.
+    void cancel(const std::shared_ptr<MemorySubscription> &subscription);
+    // The next message for the subscription, or nullptr once deadline passes. Throws
+    // Error(QY_ERR_CLOSED) after close().
+    std::unique_ptr<MemoryLease> take(const std::shared_ptr<MemorySubscription> &subscription,
+                                      Clock::time_point deadline);
+
+    // Settles; each throws Error and leaves the lease unsettled on failure.
+    void ack(MemoryLease &lease);
+    void republish(MemoryLease &lease, Republish kind, const Envelope &next,
+                   std::chrono::nanoseconds delay);
+    void dead_letter(MemoryLease &lease, const std::string &reason);
+    // For a delivery freed unsettled: back to its place in its queue, marked redelivered.
+    void release(MemoryLease &lease);
+
+    MemorySnapshot snapshot();
+    void clear_history();
+    bool wait_until_idle(std::chrono::milliseconds timeout);
+
+    // The hold timer's loop, for one thread: moves held jobs into their queues when due,
+    // until close().
+    void run_hold_timer();
+    // Wakes every waiter, drops the held jobs and puts unsettled deliveries back into
+    // their queues. Idempotent.
+    void close();
+
+private:
+    struct QueueEntry {
+        MemoryQueue queue;
+        std::optional<QueueConfig> config;  // set when declared as a work queue
+    };
+
+    QueueConfig config_of_locked(const std::string &queue) const;
+    bool route_locked(const std::string &queue, MemoryMessage message, Clock::time_point now);
+    std::unique_ptr<MemoryLease> take_locked(
+        const std::shared_ptr<MemorySubscription> &subscription);
+    void dead_letter_malformed_locked(const MemorySubscription::Source &source,
+                                      QueuedMessage queued, Clock::time_point now);
+    void record_expired_locked(const std::string &queue, std::vector<Envelope> &expired);
+    void expire_all_locked(Clock::time_point now);
+    void check_settleable_locked(const MemoryLease &lease);
+    void finish_locked(MemoryLease &lease, MemoryLease::State state);
+    void revoke_locked(MemoryLease &lease);
+    bool idle_locked() const;
+    std::optional<Clock::time_point> next_expiry_locked() const;
+
+    mutable std::mutex mutex_;
+    std::condition_variable available_;     // consumers: a message arrived or a slot freed
+    std::condition_variable timer_wake_;    // the hold timer: an earlier due time, or close
+    std::condition_variable idle_changed_;  // wait_until_idle: something settled or expired
+    bool closed_ = false;
+    std::map<std::string, QueueEntry, std::less<>> queues_;
+    HoldSchedule holds_;
+    std::set<MemoryLease *> leases_;  // every unsettled delivery
+    // Jobs whose next redelivery this process caused itself (a settle refused because
+    // its consumer was closed): not counted as redelivered, as on RabbitMQ.
+    std::unordered_set<std::string> forgiven_;
+    MemorySnapshot history_;  // only its histories are used
+};
+
+// now + timeout, saturating instead of overflowing for huge timeouts.
+MemoryBroker::Clock::time_point deadline_after(std::chrono::milliseconds timeout);
+
+}  // namespace queuey

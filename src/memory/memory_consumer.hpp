@@ -1,0 +1,52 @@
+// Consuming from the in-process backend, and settling what was consumed.
+#pragma once
+
+#include "../backend.hpp"
+#include "memory_broker.hpp"
+
+#include <memory>
+
+namespace queuey {
+
+// next() may be called from several threads at once; each message goes to one of them.
+class MemoryConsumer final : public Consumer {
+public:
+    MemoryConsumer(std::shared_ptr<MemoryBroker> broker,
+                   std::shared_ptr<MemorySubscription> subscription);
+    // As when a consumer's channel closes on RabbitMQ: its unsettled deliveries go back
+    // to their queues, and settling them later fails with QY_ERR_STALE_DELIVERY. Such a
+    // job comes back redelivered() unless a settle of it was tried (and refused): a
+    // holder that is still alive did not crash.
+    ~MemoryConsumer() override;
+
+    // Throws Error(QY_ERR_CLOSED) once the backend is closed.
+    std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
+
+private:
+    std::shared_ptr<MemoryBroker> broker_;
+    std::shared_ptr<MemorySubscription> subscription_;
+};
+
+// Thread-safe: it may be settled from any thread, also after its consumer is gone.
+class MemoryDelivery final : public Delivery {
+public:
+    MemoryDelivery(std::shared_ptr<MemoryBroker> broker, std::unique_ptr<MemoryLease> lease);
+    // An unsettled delivery goes back to its place in its queue, marked redelivered.
+    ~MemoryDelivery() override;
+
+    const Envelope &envelope() const override { return lease_->message.message.envelope; }
+    const QueueConfig &queue() const override { return lease_->config; }
+    bool redelivered() const override { return lease_->message.redelivered; }
+    void ack() override;
+    // next arrives in this delivery's queue after exactly delay (zero: at once).
+    void retry(const Envelope &next, std::chrono::nanoseconds delay) override;
+    void defer(const Envelope &next, std::chrono::nanoseconds delay) override;
+    // The envelope goes to the queue's dead-letter queue; the reason is in the history.
+    void dead_letter(const std::string &reason) override;
+
+private:
+    std::shared_ptr<MemoryBroker> broker_;
+    std::unique_ptr<MemoryLease> lease_;
+};
+
+}  // namespace queuey

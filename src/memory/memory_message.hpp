@@ -1,0 +1,22 @@
+// A job as the in-process backend carries it: the envelope a RabbitMQ consumer would
+// decode from its body, so that handlers see the same envelope on both backends.
+#pragma once
+
+#include "../envelope.hpp"
+
+#include <string>
+
+namespace queuey {
+
+struct MemoryMessage {
+    Envelope envelope;
+    // Non-empty when the envelope's body would not decode (the decoder's message): on
+    // RabbitMQ such a body goes to the dead letters when it is consumed, and so it does here.
+    std::string malformed;
+};
+
+// Passes envelope through its wire form (encode, then decode), as a publish to RabbitMQ
+// and a delivery from it would.
+MemoryMessage memory_message(const Envelope &envelope);
+
+}  // namespace queuey

@@ -1,0 +1,74 @@
+// One queue of the in-process backend, ordered as a consumer of a RabbitMQ classic
+// priority queue sees it: highest priority first, publication order within a priority.
+// Not synchronized: the MemoryBroker's mutex guards every queue.
+#pragma once
+
+#include "../topology.hpp"
+#include "memory_message.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace queuey {
+
+struct QueuedMessage {
+    MemoryMessage message;
+    std::uint64_t sequence = 0;                     // publication order; a requeue keeps it
+    std::chrono::steady_clock::time_point arrived;  // for the message TTL; a requeue keeps it
+    bool redelivered = false;
+};
+
+class MemoryQueue {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // The queue as declared: its priorities (x-max-priority) and message TTL
+    // (x-message-ttl) come from the spec's arguments, as on the broker.
+    explicit MemoryQueue(QueueSpec spec);
+
+    const QueueSpec &spec() const { return spec_; }
+    const std::string &name() const { return spec_.name; }
+
+    // Appends a message that arrives at now.
+    void push(MemoryMessage message, Clock::time_point now);
+    // Puts a delivered message back at its place in publication order (ahead of every
+    // message that arrived after it), marked redelivered.
+    void requeue(QueuedMessage message);
+    // The next message in delivery order, or nullopt. Expires first (see expire()).
+    std::optional<QueuedMessage> pop(Clock::time_point now, std::vector<Envelope> &expired);
+
+    // Drops the messages that waited longer than the message TTL (whole milliseconds),
+    // appending their envelopes to expired, as RabbitMQ does without a dead-letter exchange.
+    void expire(Clock::time_point now, std::vector<Envelope> &expired);
+    // When the next message will expire, if the queue has a TTL and a message.
+    std::optional<Clock::time_point> next_expiry() const;
+
+    // The waiting envelopes in delivery order.
+    std::vector<Envelope> pending() const;
+    bool empty() const { return levels_.empty(); }
+
+    // Delivered and not yet settled or requeued.
+    std::size_t in_flight() const { return in_flight_; }
+    void count_delivered() { ++in_flight_; }
+    void count_settled() { --in_flight_; }
+
+private:
+    std::uint8_t level_of(std::uint8_t priority) const;
+    Clock::time_point expiry_of(const QueuedMessage &message) const;
+
+    QueueSpec spec_;
+    std::optional<std::uint8_t> max_priority_;
+    std::optional<std::chrono::milliseconds> message_ttl_;
+    // Only non-empty levels, highest priority first; each in publication order.
+    std::map<std::uint8_t, std::deque<QueuedMessage>, std::greater<>> levels_;
+    std::uint64_t next_sequence_ = 0;
+    std::size_t in_flight_ = 0;
+};
+
+}  // namespace queuey
