@@ -66,7 +66,10 @@ qy_status guarded(qy_error **err, Body &&body) noexcept {
 template <typename Handle, typename Make>
 qy_status make_handle(Handle **out, qy_error **err, Make &&make) noexcept {
     if (out != nullptr) *out = nullptr;
-    return guarded(err, [&] { require(out, "out") = new Handle{make()}; });
+    return guarded(err, [&] {
+        Handle *&slot = require(out, "out");  // checked before any work is done
+        slot = new Handle{make()};
+    });
 }
 
 }  // namespace queuey::capi
