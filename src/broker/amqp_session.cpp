@@ -197,6 +197,11 @@ void AmqpSession::consume(amqp_channel_t channel, const std::string &queue,
     check_reply(amqp_get_rpc_reply(state_), channel, "consuming from queue '" + queue + "'");
 }
 
+void AmqpSession::cancel_consumer(amqp_channel_t channel, const std::string &consumer_tag) {
+    amqp_basic_cancel(state_, channel, amqp_bytes_of(consumer_tag));
+    check_reply(amqp_get_rpc_reply(state_), channel, "cancelling consumer " + consumer_tag);
+}
+
 void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                           const AmqpProperties &props, std::string_view body) {
     const AmqpTable headers(props.headers);

@@ -42,6 +42,7 @@ public:
     void close_channel(amqp_channel_t channel);
     void qos(amqp_channel_t channel, std::uint16_t prefetch);
     void consume(amqp_channel_t channel, const std::string &queue, const std::string &consumer_tag);
+    void cancel_consumer(amqp_channel_t channel, const std::string &consumer_tag);
     // A mandatory publish on the default exchange, routed by queue name.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
                  std::string_view body);

@@ -158,6 +158,20 @@ std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue
     return subscription;
 }
 
+void RabbitConnection::stop_consuming(const std::shared_ptr<Subscription> &subscription,
+                                      Clock::time_point deadline) {
+    call<void>(
+        [this, subscription](AmqpSession &session) {
+            if (std::find(subscriptions_.begin(), subscriptions_.end(), subscription) == subscriptions_.end())
+                return;  // cancelled by the broker already
+            session.cancel_consumer(subscription->channel, consumer_tag(*subscription));
+            // Deliveries sent before the cancel-ok wait in rabbitmq-c's frame queue: hand
+            // them to the sink before the caller drains it.
+            read_frames();
+        },
+        deadline, "stopping the consumer of queue '" + subscription->queue + "'");
+}
+
 void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription) {
     auto done = std::make_shared<std::promise<void>>();
     auto finished = done->get_future();

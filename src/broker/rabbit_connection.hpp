@@ -93,6 +93,9 @@ public:
     std::shared_ptr<Subscription> consume(const std::string &queue, std::uint16_t prefetch,
                                           std::shared_ptr<DeliveryQueue> sink,
                                           Clock::time_point deadline);
+    // basic.cancel on the subscription's channel, which stays open: no delivery follows,
+    // and every delivery the broker sent before is in the sink when this returns.
+    void stop_consuming(const std::shared_ptr<Subscription> &subscription, Clock::time_point deadline);
     // Closes the subscription's channel: its unsettled deliveries go back to the queue.
     void cancel(const std::shared_ptr<Subscription> &subscription);
 

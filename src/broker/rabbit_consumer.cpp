@@ -38,6 +38,13 @@ RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueCo
 
 RabbitConsumer::~RabbitConsumer() { cancel_all(); }
 
+void RabbitConsumer::stop() {
+    for (const Source &source : sources_)
+        backend_.connection().stop_consuming(
+            source.subscription, std::chrono::steady_clock::now() + backend_.publish_timeout());
+    stopped_ = true;
+}
+
 void RabbitConsumer::cancel_all() {
     for (const Source &source : sources_) backend_.connection().cancel(source.subscription);
 }
@@ -49,7 +56,8 @@ const RabbitConsumer::Source &RabbitConsumer::source_of(const IncomingDelivery &
 }
 
 std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    // Once stopped nothing more arrives: drain what is buffered without waiting.
+    const auto deadline = std::chrono::steady_clock::now() + (stopped_ ? std::chrono::milliseconds(0) : timeout);
     while (auto delivery = deliveries_->pop(deadline)) {
         const Source &source = source_of(*delivery);
         const bool stale = delivery->generation != source.subscription->generation.load();

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "../backend.hpp"
+
+#include <atomic>
 #include "forgiven_jobs.hpp"
 #include "rabbit_connection.hpp"
 
@@ -17,6 +19,7 @@ public:
     ~RabbitConsumer() override;
 
     std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
+    void stop() override;
 
 private:
     struct Source {
@@ -33,6 +36,7 @@ private:
     std::shared_ptr<DeliveryQueue> deliveries_ = std::make_shared<DeliveryQueue>();
     std::shared_ptr<ForgivenJobs> forgiven_;
     std::vector<Source> sources_;
+    std::atomic<bool> stopped_{false};
 };
 
 class RabbitDelivery final : public Delivery {

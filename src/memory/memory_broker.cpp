@@ -190,11 +190,18 @@ void MemoryBroker::cancel(const std::shared_ptr<MemorySubscription> &subscriptio
     for (MemoryLease *lease : owned) revoke_locked(*lease);
 }
 
+void MemoryBroker::stop(const std::shared_ptr<MemorySubscription> &subscription) {
+    std::lock_guard lock(mutex_);
+    subscription->stopped = true;
+    available_.notify_all();
+}
+
 std::unique_ptr<MemoryLease> MemoryBroker::take(
     const std::shared_ptr<MemorySubscription> &subscription, Clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     for (;;) {
         if (closed_) throw closed_error();
+        if (subscription->stopped) return nullptr;
         if (auto lease = take_locked(subscription)) return lease;
         if (Clock::now() >= deadline) return nullptr;
         available_.wait_until(lock, deadline);

@@ -32,6 +32,7 @@ struct MemorySubscription {
     };
     std::vector<Source> sources;
     std::size_t cursor = 0;  // the source to try first: round robin, so that none starves
+    bool stopped = false;    // Consumer::stop(): no new deliveries
 };
 
 // One delivered message until it is settled or goes back to its queue.
@@ -63,8 +64,11 @@ public:
     // consumer's channel closes on RabbitMQ; settling them later fails with
     // QY_ERR_STALE_DELIVERY.
     void cancel(const std::shared_ptr<MemorySubscription> &subscription);
-    // The next message for the subscription, or nullptr once deadline passes. Throws
-    // Error(QY_ERR_CLOSED) after close().
+    // No new deliveries for the subscription: take() returns nullptr from now on, also
+    // in the threads that wait in it. Its unsettled deliveries stay settleable.
+    void stop(const std::shared_ptr<MemorySubscription> &subscription);
+    // The next message for the subscription, or nullptr once deadline passes or the
+    // subscription is stopped. Throws Error(QY_ERR_CLOSED) after close().
     std::unique_ptr<MemoryLease> take(const std::shared_ptr<MemorySubscription> &subscription,
                                       Clock::time_point deadline);
 

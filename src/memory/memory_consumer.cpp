@@ -8,6 +8,8 @@ MemoryConsumer::MemoryConsumer(std::shared_ptr<MemoryBroker> broker,
 
 MemoryConsumer::~MemoryConsumer() { broker_->cancel(subscription_); }
 
+void MemoryConsumer::stop() { broker_->stop(subscription_); }
+
 std::unique_ptr<Delivery> MemoryConsumer::next(std::chrono::milliseconds timeout) {
     auto lease = broker_->take(subscription_, deadline_after(timeout));
     if (!lease) return nullptr;

@@ -21,6 +21,9 @@ public:
 
     // Throws Error(QY_ERR_CLOSED) once the backend is closed.
     std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
+    // Nothing is buffered here: once stopped, next() returns nullptr at once, also in
+    // the threads already waiting in it. Deliveries taken before stay settleable.
+    void stop() override;
 
 private:
     std::shared_ptr<MemoryBroker> broker_;

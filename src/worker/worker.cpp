@@ -93,11 +93,12 @@ void Worker::run() {
 
     std::exception_ptr failure;
     std::mutex failure_mutex;
+    std::once_flag stopped;
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < concurrency; ++i)
         threads.emplace_back([&] {
             try {
-                work(*consumer);
+                work(*consumer, stopped);
             } catch (...) {  // the consumer cannot go on (closed, connection given up)
                 std::lock_guard lock(failure_mutex);
                 if (!failure) failure = std::current_exception();
@@ -111,22 +112,38 @@ void Worker::run() {
         changed_.notify_all();  // stopping_ is set: the watchdog returns once no job runs
         watchdog.join();
     }
-    consumer.reset();  // deliveries received but not started go back to their queues
+    consumer.reset();  // parked deliveries go back to their queues with the channels
+    {
+        std::lock_guard lock(mutex_);
+        parked_.clear();
+    }
     if (failure) std::rethrow_exception(failure);
 }
 
-void Worker::work(Consumer &consumer) {
+void Worker::work(Consumer &consumer, std::once_flag &stopped) {
     while (true) {
+        bool stopping;
         {
             std::lock_guard lock(mutex_);
-            if (stopping_) return;
+            stopping = stopping_;
         }
+        // On shutdown the first thread stops the flow; then all of them run what was
+        // received already, so that no job goes back to the queue marked redelivered.
+        if (stopping) std::call_once(stopped, [&consumer] { consumer.stop(); });
         std::unique_ptr<Delivery> delivery = consumer.next(idle_poll);
-        if (!delivery) continue;
+        if (!delivery) {
+            if (stopping) return;
+            continue;
+        }
         ++counters_.in_flight;
         handle(std::move(delivery));
         --counters_.in_flight;
     }
+}
+
+void Worker::park(std::shared_ptr<Delivery> delivery) {
+    std::lock_guard lock(mutex_);
+    parked_.push_back(std::move(delivery));
 }
 
 void Worker::handle(std::shared_ptr<Delivery> delivery) {
@@ -138,18 +155,21 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
         ++counters_.worker_lost;
         options_.logger.warn("job " + envelope.job_id + " came back after its worker was lost during attempt " +
                              std::to_string(envelope.attempt) + "; that run counts as a failed attempt");
-        retry_or_give_up(*delivery, "the worker was lost while running the job",
-                         policy_for(*delivery, registration, nullptr));
+        if (!retry_or_give_up(*delivery, "the worker was lost while running the job",
+                              policy_for(*delivery, registration, nullptr)))
+            park(std::move(delivery));
         return;
     }
     if (registration == nullptr) {
-        dead_letter(*delivery, "no handler for job type `" + envelope.job_type + "`",
-                    counters_.dead_lettered_unknown_type);
+        if (!dead_letter(*delivery, "no handler for job type `" + envelope.job_type + "`",
+                         counters_.dead_lettered_unknown_type))
+            park(std::move(delivery));
         return;
     }
     if (!options_.job_timeout) {
         static const std::atomic<bool> never_cancelled{false};
-        settle(*delivery, invoke(registration->handler, envelope, never_cancelled), registration);
+        if (!settle(*delivery, invoke(registration->handler, envelope, never_cancelled), registration))
+            park(std::move(delivery));
         return;
     }
     auto job = std::make_shared<RunningJob>();
@@ -166,9 +186,9 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
         std::lock_guard lock(mutex_);
         std::erase(running_jobs_, job);
     }
-    if (!job->claimed.exchange(true))
-        settle(*delivery, outcome, registration);
-    else
+    if (!job->claimed.exchange(true)) {
+        if (!settle(*delivery, outcome, registration)) park(std::move(delivery));
+    } else
         options_.logger.warn("job " + envelope.job_id + " returned after it had timed out; its outcome is ignored");
 }
 
@@ -194,7 +214,8 @@ void Worker::watch_timeouts() {
         for (const auto &job : expired) {
             job->cancelled = true;
             ++counters_.timed_out;
-            settle(*job->delivery, JobOutcome::retryable(error), job->registration);
+            if (!settle(*job->delivery, JobOutcome::retryable(error), job->registration))
+                park(job->delivery);
         }
         lock.lock();
     }
@@ -216,47 +237,49 @@ const RetryPolicy &Worker::policy_for(const Delivery &delivery, const Registrati
     return effective_retry_policy(choices, options_.default_retry);
 }
 
-void Worker::settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration) {
+bool Worker::settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration) {
     const Envelope &envelope = delivery.envelope();
+    const auto counted = [](bool settled, std::atomic<std::uint64_t> &counter) {
+        if (settled) ++counter;
+        return settled;
+    };
     switch (outcome.kind) {
         case JobOutcome::Kind::success:
-            if (try_settle("acknowledge", envelope, [&] { delivery.ack(); })) ++counters_.succeeded;
-            return;
+            return counted(try_settle("acknowledge", envelope, [&] { delivery.ack(); }), counters_.succeeded);
         case JobOutcome::Kind::retryable_error:
-            retry_or_give_up(delivery, outcome.message, policy_for(delivery, registration, &outcome));
-            return;
+            return retry_or_give_up(delivery, outcome.message, policy_for(delivery, registration, &outcome));
         case JobOutcome::Kind::fatal_error:
-            dead_letter(delivery, "fatal error: " + outcome.message, counters_.dead_lettered_fatal);
-            return;
+            return dead_letter(delivery, "fatal error: " + outcome.message, counters_.dead_lettered_fatal);
         case JobOutcome::Kind::deferral: {
             // Costs no attempt and ignores the retry policy; comes back ahead of the backlog.
             const Envelope next = envelope.deferred(delivery.queue().deferral_priority());
-            if (try_settle("defer", envelope, [&] { delivery.defer(next, outcome.defer_delay); }))
-                ++counters_.deferred;
-            return;
+            return counted(try_settle("defer", envelope, [&] { delivery.defer(next, outcome.defer_delay); }),
+                           counters_.deferred);
         }
         case JobOutcome::Kind::undecodable:
-            dead_letter(delivery, "decode error: " + outcome.message, counters_.dead_lettered_undecodable);
-            return;
+            return dead_letter(delivery, "decode error: " + outcome.message,
+                               counters_.dead_lettered_undecodable);
     }
+    return false;
 }
 
-void Worker::retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy) {
+bool Worker::retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy) {
     thread_local std::mt19937_64 random{std::random_device{}()};
     const Envelope &envelope = delivery.envelope();
     if (const auto delay = policy.retry_after(envelope.attempt, random)) {
-        if (try_settle("retry", envelope, [&] { delivery.retry(envelope.next_attempt(), *delay); }))
-            ++counters_.retried;
-        return;
+        const bool settled =
+            try_settle("retry", envelope, [&] { delivery.retry(envelope.next_attempt(), *delay); });
+        if (settled) ++counters_.retried;
+        return settled;
     }
     const std::uint32_t max_attempts = std::max<std::uint32_t>(policy.max_attempts, 1);
-    dead_letter(delivery,
-                "max attempts (" + std::to_string(max_attempts) + ") exhausted after attempt " +
-                    std::to_string(envelope.attempt) + ": " + error,
-                counters_.dead_lettered_exhausted);
+    return dead_letter(delivery,
+                       "max attempts (" + std::to_string(max_attempts) + ") exhausted after attempt " +
+                           std::to_string(envelope.attempt) + ": " + error,
+                       counters_.dead_lettered_exhausted);
 }
 
-void Worker::dead_letter(Delivery &delivery, const std::string &reason,
+bool Worker::dead_letter(Delivery &delivery, const std::string &reason,
                          std::atomic<std::uint64_t> &cause) {
     const Envelope &envelope = delivery.envelope();
     if (options_.dead_letter_hook) {
@@ -267,7 +290,9 @@ void Worker::dead_letter(Delivery &delivery, const std::string &reason,
                                  "; dead-lettering it anyway");
         }
     }
-    if (try_settle("dead-letter", envelope, [&] { delivery.dead_letter(reason); })) ++cause;
+    const bool settled = try_settle("dead-letter", envelope, [&] { delivery.dead_letter(reason); });
+    if (settled) ++cause;
+    return settled;
 }
 
 template <typename Settle>

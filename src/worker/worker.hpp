@@ -62,15 +62,18 @@ private:
     };
     struct RunningJob;
 
-    void work(Consumer &consumer);
+    void work(Consumer &consumer, std::once_flag &stopped);
     void handle(std::shared_ptr<Delivery> delivery);
+    // Keeps a delivery whose settle failed until the consumer closes: freed now, it would
+    // go straight back to the queue and run again in a loop.
+    void park(std::shared_ptr<Delivery> delivery);
     JobOutcome run_handler(const Registration &registration, const std::shared_ptr<RunningJob> &job);
     void watch_timeouts();
 
-    // Settling, never throwing: failures are counted and logged.
-    void settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration);
-    void retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy);
-    void dead_letter(Delivery &delivery, const std::string &reason, std::atomic<std::uint64_t> &cause);
+    // Settling, never throwing: failures are counted and logged; false when it failed.
+    bool settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration);
+    bool retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy);
+    bool dead_letter(Delivery &delivery, const std::string &reason, std::atomic<std::uint64_t> &cause);
     template <typename Settle>
     bool try_settle(const char *what, const Envelope &envelope, Settle settle);
     const RetryPolicy &policy_for(const Delivery &delivery, const Registration *registration,
@@ -86,6 +89,7 @@ private:
     bool stopping_ = false;
     bool running_ = false;
     std::vector<std::shared_ptr<RunningJob>> running_jobs_;  // for the timeout watchdog
+    std::vector<std::shared_ptr<Delivery>> parked_;
 };
 
 }  // namespace queuey
