@@ -17,12 +17,16 @@ queuey::MemoryBackend &memory_of(qy_client *client) {
 
 uint64_t count(const queuey::MemorySnapshot &snapshot, const char *queue, qy_memory_count what) {
     const auto matches = [queue](const std::string &name) { return queue == nullptr || name == queue; };
+    // Without a queue named, jobs count in the declared queues, not in their dead letters.
+    const auto counts = [&](const std::string &name, const queuey::MemorySnapshot::Queue &state) {
+        return queue == nullptr ? state.declared : name == queue;
+    };
     uint64_t total = 0;
     switch (what) {
         case QY_MEMORY_PENDING:
         case QY_MEMORY_IN_FLIGHT:
             for (const auto &[name, state] : snapshot.queues)
-                if (matches(name)) total += what == QY_MEMORY_PENDING ? state.pending.size() : state.in_flight;
+                if (counts(name, state)) total += what == QY_MEMORY_PENDING ? state.pending.size() : state.in_flight;
             return total;
         case QY_MEMORY_HELD:
             for (const auto &held : snapshot.held) total += matches(held.queue);

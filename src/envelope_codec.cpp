@@ -4,6 +4,7 @@
 #include "json_forwarder.hpp"
 #include "json_writer.hpp"
 #include "unsigned_field.hpp"
+#include "utf8.hpp"
 #include "uuid.hpp"
 
 #include <rapidjson/error/en.h>
@@ -76,8 +77,9 @@ public:
     }
     bool String(const char *str, rapidjson::SizeType len, bool copy) {
         if (in_payload()) return payload_forwarder_.String(str, len, copy) && value_done();
-        if (!at_field_value()) return scalar(rapidjson::kStringType);
         const std::string_view text(str, len);
+        if (!is_valid_utf8(text)) return false;  // reported as BAD_JSON, see json_parse_flags
+        if (!at_field_value()) return scalar(rapidjson::kStringType);
         switch (field_) {
             case Field::job_id: {
                 auto id = normalize_hyphenated_uuid(text);
@@ -98,6 +100,7 @@ public:
     }
     bool Key(const char *str, rapidjson::SizeType len, bool copy) {
         if (in_payload()) return payload_forwarder_.Key(str, len, copy);
+        if (!is_valid_utf8({str, len})) return false;  // reported as BAD_JSON
         if (depth_ != 1) return true;
         field_name_.assign(str, len);
         field_ = field_named(field_name_);
@@ -215,7 +218,10 @@ private:
 
 std::string parse_error_message(rapidjson::ParseErrorCode code, std::size_t offset) {
     return std::string("invalid JSON at byte ") + std::to_string(offset) + ": " +
-           rapidjson::GetParseError_En(code);
+           // Handlers stop the parse without an error of their own only on invalid UTF-8.
+           (code == rapidjson::kParseErrorTermination
+                ? "invalid UTF-8 in a string (or a \\u escape of a lone surrogate)"
+                : rapidjson::GetParseError_En(code));
 }
 
 }  // namespace
@@ -223,29 +229,28 @@ std::string parse_error_message(rapidjson::ParseErrorCode code, std::size_t offs
 void encode_envelope(const Envelope &env, std::string &out) {
     out.reserve(out.size() + 160 + env.job_type.size() + env.queue.size() + env.payload.size() +
                 (env.correlation_id ? env.correlation_id->size() : 0));
-    JsonWriter writer(out);
-    writer.start_object();
-    writer.key("job_id");
-    writer.string(env.job_id);
-    writer.key("job_type");
-    writer.string(env.job_type);
-    writer.key("queue");
-    writer.string(env.queue);
-    writer.key("attempt");
-    writer.unsigned_number(env.attempt);
-    writer.key("enqueued_at_ms");
-    writer.unsigned_number(env.enqueued_at_ms);
-    writer.key("deferrals");
-    writer.unsigned_number(env.deferrals);
-    writer.key("priority");
-    writer.unsigned_number(env.priority);
+    // The field names and punctuation are fixed: appended as literals, not escaped each time.
+    out += R"({"job_id":)";
+    append_json_string(out, env.job_id);
+    out += R"(,"job_type":)";
+    append_json_string(out, env.job_type);
+    out += R"(,"queue":)";
+    append_json_string(out, env.queue);
+    out += R"(,"attempt":)";
+    append_json_unsigned(out, env.attempt);
+    out += R"(,"enqueued_at_ms":)";
+    append_json_unsigned(out, env.enqueued_at_ms);
+    out += R"(,"deferrals":)";
+    append_json_unsigned(out, env.deferrals);
+    out += R"(,"priority":)";
+    append_json_unsigned(out, env.priority);
     if (env.correlation_id) {
-        writer.key("correlation_id");
-        writer.string(*env.correlation_id);
+        out += R"(,"correlation_id":)";
+        append_json_string(out, *env.correlation_id);
     }
-    writer.key("payload");
-    writer.raw_value(env.payload);
-    writer.end_object();
+    out += R"(,"payload":)";
+    out += env.payload;
+    out += '}';
 }
 
 std::string encode_envelope(const Envelope &env) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "json_writer.hpp"
+#include "utf8.hpp"
 
 #include <rapidjson/reader.h>
 
@@ -28,11 +29,14 @@ public:
     bool RawNumber(const char *str, rapidjson::SizeType len, bool) {
         return writer_.raw_number({str, len}), true;
     }
+    // Invalid UTF-8 stops the parse (kParseErrorTermination): see json_parse_flags.
     bool String(const char *str, rapidjson::SizeType len, bool) {
-        return writer_.string({str, len}), true;
+        return is_valid_utf8({str, len}) && (writer_.string({str, len}), true);
     }
     bool StartObject() { return writer_.start_object(), true; }
-    bool Key(const char *str, rapidjson::SizeType len, bool) { return writer_.key({str, len}), true; }
+    bool Key(const char *str, rapidjson::SizeType len, bool) {
+        return is_valid_utf8({str, len}) && (writer_.key({str, len}), true);
+    }
     bool EndObject(rapidjson::SizeType) { return writer_.end_object(), true; }
     bool StartArray() { return writer_.start_array(), true; }
     bool EndArray(rapidjson::SizeType) { return writer_.end_array(), true; }
@@ -41,10 +45,13 @@ private:
     JsonWriter &writer_;
 };
 
-// The reader flags every parse in queuey uses: strict UTF-8, numbers kept as text, and an
-// iterative parser so that deeply nested input cannot exhaust the stack.
-inline constexpr unsigned json_parse_flags = rapidjson::kParseValidateEncodingFlag |
-                                             rapidjson::kParseNumbersAsStringsFlag |
+// The reader flags every parse in queuey uses: numbers kept as text, and an iterative
+// parser so that deeply nested input cannot exhaust the stack. Not
+// kParseValidateEncodingFlag: the handlers check every decoded string and key with
+// is_valid_utf8 instead, which also catches what RapidJSON 1.1.0 lets through (a lone
+// "\uDC00".."\uDFFF" escape decodes to surrogate bytes) and costs less than its
+// per-byte validator. Bytes >= 0x80 outside strings are syntax errors anyway.
+inline constexpr unsigned json_parse_flags = rapidjson::kParseNumbersAsStringsFlag |
                                              rapidjson::kParseIterativeFlag;
 
 }  // namespace queuey

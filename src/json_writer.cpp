@@ -32,6 +32,11 @@ void append_json_string(std::string &out, std::string_view text) {
     out.push_back('"');
 }
 
+void append_json_unsigned(std::string &out, std::uint64_t value) {
+    char digits[20];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+
 void JsonWriter::before_value() {
     if (after_key_) {
         after_key_ = false;
@@ -80,9 +85,7 @@ void JsonWriter::string(std::string_view text) {
 
 void JsonWriter::unsigned_number(std::uint64_t value) {
     before_value();
-    char digits[20];
-    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-    out_.append(digits, end);
+    append_json_unsigned(out_, value);
 }
 
 void JsonWriter::raw_number(std::string_view digits) {

@@ -38,5 +38,7 @@ private:
 
 // Appends `text` as a JSON string literal (quotes included) with serde_json's escaping.
 void append_json_string(std::string &out, std::string_view text);
+// Appends value in decimal.
+void append_json_unsigned(std::string &out, std::uint64_t value);
 
 }  // namespace queuey

@@ -6,22 +6,24 @@ namespace queuey {
 
 std::variant<std::uint64_t, std::string> parse_unsigned_field(std::string_view json_number,
                                                               unsigned bits) {
-    // Long numbers are shortened in the message; the byte offset is not needed to find them.
-    const std::string shown = json_number.size() <= 40
-                                  ? std::string(json_number)
-                                  : std::string(json_number.substr(0, 37)) + "...";
-    const std::string expected = "; expected an unsigned " + std::to_string(bits) + "-bit integer";
-    if (!json_number.empty() && json_number.front() == '-') return shown + " is negative" + expected;
+    // The message is built only on failure: every decode parses four of these fields.
+    const auto problem = [&](const char *reason) {
+        // Long numbers are shortened; the byte offset is not needed to find them.
+        const std::string shown = json_number.size() <= 40
+                                      ? std::string(json_number)
+                                      : std::string(json_number.substr(0, 37)) + "...";
+        return shown + reason + "; expected an unsigned " + std::to_string(bits) + "-bit integer";
+    };
+    if (!json_number.empty() && json_number.front() == '-') return problem(" is negative");
     if (json_number.find_first_of(".eE") != std::string_view::npos)
-        return shown + " is not an integer" + expected;
+        return problem(" is not an integer");
     std::uint64_t value = 0;
     const auto [end, ec] =
         std::from_chars(json_number.data(), json_number.data() + json_number.size(), value);
     const std::uint64_t max = bits >= 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
-    if (ec == std::errc::result_out_of_range || value > max)
-        return shown + " is out of range" + expected;
+    if (ec == std::errc::result_out_of_range || value > max) return problem(" is out of range");
     if (ec != std::errc() || end != json_number.data() + json_number.size())
-        return shown + " is not a number" + expected;
+        return problem(" is not a number");
     return value;
 }
 

@@ -489,8 +489,8 @@ typedef enum qy_memory_count {
 } qy_memory_count;
 
 /**
- * Counts, for queue (NULL: every queue), what `what` names, on a memory:// client; other
- * clients fail with QY_ERR_UNSUPPORTED.
+ * Counts, for queue (NULL: every declared queue, dead-letter queues not included), what
+ * `what` names, on a memory:// client; other clients fail with QY_ERR_UNSUPPORTED.
  * @since 0.1.0
  */
 QY_API qy_status qy_client_memory_count(qy_client *client, const char *queue, qy_memory_count what,
@@ -864,9 +864,8 @@ QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_
 QY_API qy_status qy_worker_run(qy_worker *worker, qy_error **err);
 
 /**
- * Asks a worker to stop: it takes no more jobs, lets the running ones finish and settle,
- * and returns jobs received but not started to their queues; then qy_worker_run()
- * returns. Idempotent; from any thread, a handler included; before qy_worker_run() too
+ * Asks a worker to stop: it cancels its subscriptions, runs and settles the jobs it had
+ * received already (prefetched ones included), then qy_worker_run() returns. Idempotent; from any thread, a handler included; before qy_worker_run() too
  * (which then returns at once). NULL is a no-op.
  * @since 0.1.0
  */

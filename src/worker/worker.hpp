@@ -48,9 +48,9 @@ public:
     // Consumes until shutdown(): returns once nothing runs any more. Throws Error when
     // it cannot consume (a queue not declared, the connection closed, ...).
     void run();
-    // Stops taking deliveries, lets running jobs finish and settle, then run() returns.
-    // Deliveries received but not started go back to their queue. Idempotent; callable
-    // from any thread, a handler included, and before run() (run() then returns at once).
+    // Stops the flow of deliveries, runs and settles what was received already, then
+    // run() returns. Idempotent; callable from any thread, a handler included, and
+    // before run() (run() then returns at once).
     void shutdown();
 
     WorkerCounters counters() const { return counters_.snapshot(); }

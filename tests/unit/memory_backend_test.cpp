@@ -420,6 +420,28 @@ TEST_F(MemoryBackendTest, NextTimesOutWithNullptr) {
     EXPECT_GE(Clock::now() - start, 100ms);
 }
 
+TEST_F(MemoryBackendTest, StopEndsTheFlowOfNewDeliveriesAlsoForWaitingThreads) {
+    backend.declare(queue_config("q"));
+    publish_ok(backend, {job("q", 0)});
+    auto consumer = backend.consume("q");
+    auto taken = consumer->next(1s);
+    ASSERT_NE(taken, nullptr);
+
+    std::unique_ptr<Delivery> late;
+    const auto start = Clock::now();
+    std::thread waiter([&] { late = consumer->next(10s); });
+    std::this_thread::sleep_for(50ms);
+    consumer->stop();
+    waiter.join();
+    EXPECT_EQ(late, nullptr);
+    EXPECT_LT(Clock::now() - start, 5s) << "the waiting next() returned at once";
+
+    publish_ok(backend, {job("q", 1)});
+    EXPECT_EQ(consumer->next(100ms), nullptr) << "no new delivery after stop()";
+    EXPECT_NO_THROW(taken->ack()) << "what was taken stays settleable";
+    EXPECT_EQ(backend.snapshot().pending("q").size(), 1u);
+}
+
 TEST_F(MemoryBackendTest, NoJobIsDeliveredTwiceToConcurrentThreads) {
     constexpr int jobs = 1000;
     QueueConfig config = queue_config("q");

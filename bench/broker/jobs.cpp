@@ -1,0 +1,76 @@
+#include "jobs.hpp"
+
+#include <stdexcept>
+
+namespace {
+
+// With the envelope's other fields this makes a body of about 200 bytes.
+constexpr char payload[] = R"({"user_id":48213,"template":"welcome"})";
+
+// What queuey puts on the wire with env, expressed with rabbitmq-c's types.
+void fill_message(const qy_envelope *env, RawMessage &message) {
+    char *body = nullptr;
+    std::size_t body_len = 0;
+    qy_error *err = nullptr;
+    check_qy(qy_envelope_to_bytes(env, &body, &body_len, &err), err, "encoding an envelope");
+    message.body.assign(body, body_len);
+    qy_string_free(body);
+
+    qy_properties *props = nullptr;
+    check_qy(qy_envelope_properties(env, &props, &err), err, "getting an envelope's properties");
+    message.content_type = qy_properties_content_type(props);
+    message.message_id = qy_properties_message_id(props);
+    message.type = qy_properties_type(props);
+    const std::size_t count = qy_properties_header_count(props);
+    message.header_names.reserve(count);  // reserved: entries point into these strings
+    message.header_strings.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        amqp_table_entry_t entry{};
+        entry.key = amqp_cstring_bytes(
+            message.header_names.emplace_back(qy_properties_header_name(props, i)).c_str());
+        if (qy_properties_header_kind(props, i) == QY_FIELD_U32) {
+            entry.value.kind = AMQP_FIELD_KIND_U32;
+            entry.value.value.u32 = qy_properties_header_u32(props, i);
+        } else {
+            entry.value.kind = AMQP_FIELD_KIND_UTF8;
+            entry.value.value.bytes = amqp_cstring_bytes(
+                message.header_strings.emplace_back(qy_properties_header_string(props, i)).c_str());
+        }
+        message.headers.push_back(entry);
+    }
+
+    amqp_basic_properties_t &p = message.properties;
+    p._flags = AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
+               AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_TYPE_FLAG | AMQP_BASIC_PRIORITY_FLAG |
+               AMQP_BASIC_HEADERS_FLAG;
+    p.content_type = amqp_cstring_bytes(message.content_type.c_str());
+    p.delivery_mode = qy_properties_delivery_mode(props);
+    p.message_id = amqp_cstring_bytes(message.message_id.c_str());
+    p.type = amqp_cstring_bytes(message.type.c_str());
+    p.priority = qy_properties_priority(props);
+    p.headers = {static_cast<int>(message.headers.size()), message.headers.data()};
+    qy_properties_free(props);
+}
+
+}  // namespace
+
+void check_qy(qy_status status, qy_error *err, const char *doing) {
+    if (status == QY_OK) return;
+    std::string message = std::string("queuey: ") + doing + ": " + qy_status_name(status) + ": " +
+                          qy_error_message(err);
+    qy_error_free(err);
+    throw std::runtime_error(message);
+}
+
+Job::Job(const std::string &queue) {
+    qy_envelope *env = nullptr;
+    qy_error *err = nullptr;
+    check_qy(qy_envelope_new("send_email", queue.c_str(), payload, sizeof payload - 1, &env, &err),
+             err, "creating an envelope");
+    envelope.reset(env);
+    fill_message(env, message);
+}
+
+JobSet::JobSet(const std::string &queue, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) jobs_.emplace_back(queue);
+}

@@ -1,0 +1,33 @@
+// The jobs both sides publish: real envelopes made with the C API and, for the raw side,
+// the very body and AMQP properties queuey sends with each (qy_envelope_to_bytes,
+// qy_envelope_properties).
+#pragma once
+
+#include "raw_amqp.hpp"
+
+#include <queuey/queuey.h>
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <string>
+
+struct Job {
+    explicit Job(const std::string &queue);  // a new envelope of a ~200-byte body
+
+    std::unique_ptr<qy_envelope, void (*)(qy_envelope *)> envelope{nullptr, qy_envelope_free};
+    RawMessage message;
+};
+
+class JobSet {
+public:
+    JobSet(const std::string &queue, std::size_t count);
+    const Job &operator[](std::size_t index) const { return jobs_[index]; }
+    std::size_t size() const { return jobs_.size(); }
+
+private:
+    std::deque<Job> jobs_;  // a deque never moves its elements (they hold pointers)
+};
+
+// Throws std::runtime_error with the message of err (which it frees) unless status is QY_OK.
+void check_qy(qy_status status, qy_error *err, const char *doing);

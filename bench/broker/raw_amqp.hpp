@@ -1,0 +1,60 @@
+// Plain rabbitmq-c, used the way a careful program without queuey would: the baseline
+// side of the benchmarks, and the untimed setup (declare, preload, count, delete) of
+// both sides. Every failure throws std::runtime_error.
+#pragma once
+
+#include <amqp.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+// A message as it goes on the wire: body and properties, with the strings the
+// properties point into. Filled once, then neither copied nor moved (pointers inside).
+struct RawMessage {
+    RawMessage() = default;
+    RawMessage(const RawMessage &) = delete;
+    RawMessage &operator=(const RawMessage &) = delete;
+
+    std::string body, content_type, message_id, type;
+    std::vector<std::string> header_names, header_strings;
+    std::vector<amqp_table_entry_t> headers;
+    amqp_basic_properties_t properties{};
+};
+
+class RawConnection {
+public:
+    // Connects and logs in (frame max 131072 as queuey, no heartbeats), opens channel 1.
+    explicit RawConnection(const std::string &url);
+    ~RawConnection();
+    RawConnection(const RawConnection &) = delete;
+    RawConnection &operator=(const RawConnection &) = delete;
+
+    // The queue as queuey declares a work queue: durable, x-max-priority (an octet).
+    void declare_queue(const std::string &queue, std::uint8_t max_priority);
+    void delete_queue(const std::string &queue);
+    // Messages ready in the queue (a passive declare).
+    std::uint32_t ready_count(const std::string &queue);
+
+    // Publisher confirms: confirm_select once, then publish (mandatory, default exchange)
+    // any number, and await_confirms until the broker acknowledged every one so far.
+    void confirm_select();
+    void publish(const std::string &queue, const RawMessage &message);
+    void await_confirms();
+
+    // Consuming: basic.qos(prefetch) and basic.consume, then one delivery at a time.
+    void consume(const std::string &queue, std::uint16_t prefetch);
+    std::uint64_t next_delivery_tag();  // waits for the next delivery; drops its content
+    void ack(std::uint64_t delivery_tag);
+
+private:
+    void check(amqp_rpc_reply_t reply, const char *doing);
+    void check(int status, const char *doing);
+    void on_confirm(std::uint64_t tag, bool multiple);
+
+    amqp_connection_state_t state_;
+    std::uint64_t published_ = 0;              // delivery tags handed out on channel 1
+    std::uint64_t confirmed_ = 0;              // every tag up to this one is acknowledged
+    std::set<std::uint64_t> confirmed_ahead_;  // single acks beyond confirmed_ + 1
+};
