@@ -83,11 +83,6 @@ void JsonWriter::string(std::string_view text) {
     append_json_string(out_, text);
 }
 
-void JsonWriter::unsigned_number(std::uint64_t value) {
-    before_value();
-    append_json_unsigned(out_, value);
-}
-
 void JsonWriter::raw_number(std::string_view digits) {
     before_value();
     out_.append(digits);
@@ -101,11 +96,6 @@ void JsonWriter::boolean(bool value) {
 void JsonWriter::null() {
     before_value();
     out_.append("null");
-}
-
-void JsonWriter::raw_value(std::string_view json) {
-    before_value();
-    out_.append(json);
 }
 
 }  // namespace queuey

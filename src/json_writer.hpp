@@ -19,13 +19,10 @@ public:
     void end_array();
     void key(std::string_view name);
     void string(std::string_view text);
-    void unsigned_number(std::uint64_t value);
     // A number exactly as its JSON text was written (the digits are kept verbatim).
     void raw_number(std::string_view digits);
     void boolean(bool value);
     void null();
-    // A complete JSON value that is already compact and valid.
-    void raw_value(std::string_view json);
 
 private:
     void before_value();

@@ -26,7 +26,7 @@ TEST(JsonWriter, WritesCompactNestedValues) {
     writer.start_object();
     writer.key("a");
     writer.start_array();
-    writer.unsigned_number(18446744073709551615u);
+    writer.raw_number("18446744073709551615");
     writer.raw_number("2.50");
     writer.boolean(true);
     writer.null();
@@ -34,7 +34,11 @@ TEST(JsonWriter, WritesCompactNestedValues) {
     writer.end_object();
     writer.end_array();
     writer.key("b");
-    writer.raw_value("{\"c\":[]}");
+    writer.start_object();
+    writer.key("c");
+    writer.start_array();
+    writer.end_array();
+    writer.end_object();
     writer.end_object();
     EXPECT_EQ(out, R"({"a":[18446744073709551615,2.50,true,null,{}],"b":{"c":[]}})");
 }
