@@ -1,0 +1,32 @@
+"""queuey: a job queue on RabbitMQ, over libqueuey's C API.
+
+    with queuey.Client("amqp://guest:guest@localhost/") as client:
+        client.declare("emails")
+        with client.producer() as producer:
+            producer.enqueue("emails", "send-email", {"to": "a@b.c"})
+"""
+from ._ffi import ffi as _ffi, lib as _lib
+from .client import Client, MemoryCount
+from .config import QueueConfig, RetryPolicy
+from .envelope import Envelope
+from .errors import (BrokerError, ClosedError, DeliveryError, EnvelopeError, InternalError,
+                     InvalidArgumentError, QueueyError, Status)
+from .job import Job
+from .outcomes import Defer, Fatal, JobOutcome, Retry
+from .producer import BatchResult, Producer
+from .worker import Counter, Worker
+
+__version__ = "0.1.0"
+
+
+def library_version() -> str:
+    """The version of the libqueuey that was loaded (qy_version_string)."""
+    return _ffi.string(_lib.qy_version_string()).decode()
+
+
+__all__ = [
+    "BatchResult", "BrokerError", "Client", "ClosedError", "Counter", "Defer", "DeliveryError",
+    "Envelope", "EnvelopeError", "Fatal", "InternalError", "InvalidArgumentError", "Job",
+    "JobOutcome", "MemoryCount", "Producer", "QueueConfig", "QueueyError", "Retry",
+    "RetryPolicy", "Status", "Worker", "library_version",
+]

@@ -1,0 +1,84 @@
+"""Loads libqueuey and turns its status codes into exceptions.
+
+The library is looked up, in order, at QUEUEY_LIBRARY (a path), in the libdir that
+pkg-config reports for queuey, and by the system's loader (libqueuey.so.0).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Any
+
+import cffi
+
+from ._cdef import CDEF
+from .errors import error_for
+
+ffi = cffi.FFI()
+ffi.cdef(CDEF)
+
+SONAME = "libqueuey.so.0"
+
+
+def _pkg_config_libdir() -> str | None:
+    if shutil.which("pkg-config") is None:
+        return None
+    found = subprocess.run(["pkg-config", "--variable=libdir", "queuey"],
+                           capture_output=True, text=True, check=False)
+    libdir = found.stdout.strip()
+    return libdir if found.returncode == 0 and libdir else None
+
+
+def _candidates() -> list[str]:
+    explicit = os.environ.get("QUEUEY_LIBRARY")
+    if explicit:
+        return [explicit]  # a wrong path is an error, not a reason to load another library
+    libdir = _pkg_config_libdir()
+    return ([os.path.join(libdir, SONAME)] if libdir else []) + [SONAME]
+
+
+def _load() -> Any:
+    tried = []
+    for candidate in _candidates():
+        try:
+            return ffi.dlopen(candidate)
+        except OSError as e:
+            tried.append(f"{candidate}: {e}")
+    raise ImportError("queuey: cannot load libqueuey (set QUEUEY_LIBRARY to its path); tried "
+                      + "; ".join(tried))
+
+
+lib = _load()
+
+
+def new_err() -> Any:
+    """A `qy_error **` for the last parameter of a fallible call."""
+    return ffi.new("qy_error **")
+
+
+def check(status: int, err: Any) -> None:
+    """Raises the QueueyError of a failed call (and frees its error object)."""
+    if status == lib.QY_OK:
+        return
+    e = err[0]
+    try:
+        if e == ffi.NULL:
+            raise error_for(status, ffi.string(lib.qy_status_name(status)).decode(), None)
+        field = lib.qy_error_field(e)
+        raise error_for(status, ffi.string(lib.qy_error_message(e)).decode("utf-8", "replace"),
+                        ffi.string(field).decode() if field != ffi.NULL else None)
+    finally:
+        lib.qy_error_free(e)
+        err[0] = ffi.NULL
+
+
+def call(fn: Any, *args: Any) -> None:
+    """Calls a fallible function with an error out parameter appended; raises on failure."""
+    err = new_err()
+    check(fn(*args, err), err)
+
+
+def string(ptr: Any) -> str | None:
+    """A borrowed `const char *` as str, None for NULL."""
+    return None if ptr == ffi.NULL else ffi.string(ptr).decode("utf-8")

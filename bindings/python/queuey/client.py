@@ -1,0 +1,119 @@
+"""Clients: one connection to a broker (or the in-process memory:// backend)."""
+from __future__ import annotations
+
+import enum
+from typing import Any, Iterable
+
+from . import _convert
+from ._ffi import call, ffi, lib
+from ._handle import Handle
+from .config import QueueConfig
+from .envelope import Envelope
+from .producer import Producer
+
+
+class MemoryCount(enum.IntEnum):
+    """What Client.memory_count() counts (qy_memory_count)."""
+
+    PENDING = 0
+    IN_FLIGHT = 1
+    HELD = 2
+    ACKED = 3
+    RETRIED = 4
+    DEFERRED = 5
+    DEAD_LETTERED = 6
+
+
+def _options(fallback_urls: Iterable[str], connection_name: str | None, heartbeat: int | None,
+             connect_timeout: _convert.Duration | None,
+             publish_timeout: _convert.Duration | None, ca_cert_file: str | None,
+             reconnect_attempts: int | None) -> Any:
+    out = ffi.new("qy_client_options **")
+    call(lib.qy_client_options_new, out)
+    opts = ffi.gc(out[0], lib.qy_client_options_free)
+    if isinstance(fallback_urls, str):
+        raise TypeError("fallback_urls must be a list of URLs, not a str")
+    for url in fallback_urls:
+        call(lib.qy_client_options_add_url, opts, _convert.text(url, "url"))
+    if connection_name is not None:
+        call(lib.qy_client_options_set_connection_name, opts,
+             _convert.text(connection_name, "connection_name"))
+    if heartbeat is not None:
+        call(lib.qy_client_options_set_heartbeat, opts, _convert.unsigned(heartbeat, "heartbeat", 16))
+    if connect_timeout is not None:
+        call(lib.qy_client_options_set_connect_timeout_ms, opts,
+             _convert.milliseconds(connect_timeout, "connect_timeout", 2**32 - 1))
+    if publish_timeout is not None:
+        call(lib.qy_client_options_set_publish_timeout_ms, opts,
+             _convert.milliseconds(publish_timeout, "publish_timeout", 2**32 - 1))
+    if ca_cert_file is not None:
+        call(lib.qy_client_options_set_ca_cert_file, opts, _convert.text(ca_cert_file, "ca_cert_file"))
+    if reconnect_attempts is not None:
+        attempts = _convert.unsigned(reconnect_attempts, "reconnect_attempts", 63, -1)
+        call(lib.qy_client_options_set_reconnect, opts, attempts, 500, 2.0, 30000, 1)
+    return opts
+
+
+class Client(Handle):
+    """A connection to url (amqp://user:pass@host:port/vhost, amqps://..., or memory://).
+    Thread-safe. Use it as a context manager, or close() it.
+
+    reconnect_attempts: -1 (the default) reconnects forever, 0 never, N gives up after N.
+    Durations are in seconds.
+    """
+
+    _what = "client"
+
+    def __init__(self, url: str, *, fallback_urls: Iterable[str] = (),
+                 connection_name: str | None = None, heartbeat: int | None = None,
+                 connect_timeout: _convert.Duration | None = None,
+                 publish_timeout: _convert.Duration | None = None,
+                 ca_cert_file: str | None = None, reconnect_attempts: int | None = None) -> None:
+        opts = _options(fallback_urls, connection_name, heartbeat, connect_timeout,
+                        publish_timeout, ca_cert_file, reconnect_attempts)
+        out = ffi.new("qy_client **")
+        try:
+            call(lib.qy_client_new, _convert.text(url, "url"), opts, out)
+        finally:
+            ffi.release(opts)
+        super().__init__(out[0], lib.qy_client_free)
+
+    def declare(self, queue: QueueConfig | str) -> None:
+        """Declares a queue (a name: with the defaults) and its dead-letter queue."""
+        config = QueueConfig(queue) if isinstance(queue, str) else queue
+        if not isinstance(config, QueueConfig):
+            raise TypeError(f"queue must be a QueueConfig or a str, not {type(queue).__name__}")
+        with config._c() as c:
+            call(lib.qy_client_declare, self._p, c)
+
+    def producer(self) -> Producer:
+        """A producer on this client."""
+        return Producer(self)
+
+    # The in-memory backend (memory:// only; other clients raise BrokerError UNSUPPORTED).
+
+    def memory_count(self, what: MemoryCount, queue: str | None = None) -> int:
+        """How many jobs of queue (None: every queue) are or were `what`."""
+        out = ffi.new("uint64_t *")
+        call(lib.qy_client_memory_count, self._p,
+             ffi.NULL if queue is None else _convert.text(queue, "queue"),
+             MemoryCount(what), out)
+        return int(out[0])
+
+    def memory_dead_letters(self) -> list[tuple[Envelope, str]]:
+        """Every job dead-lettered so far, oldest first, with its reason."""
+        letters = []
+        for index in range(self.memory_count(MemoryCount.DEAD_LETTERED)):
+            env, reason = ffi.new("qy_envelope **"), ffi.new("char **")
+            call(lib.qy_client_memory_dead_letter, self._p, index, env, reason)
+            try:
+                letters.append((Envelope._adopt(env[0]), ffi.string(reason[0]).decode("utf-8")))
+            finally:
+                lib.qy_string_free(reason[0])
+        return letters
+
+    def memory_wait_idle(self, timeout: _convert.Duration) -> None:
+        """Waits until nothing is pending, held or in flight; BrokerError TIMEOUT if not."""
+        call(lib.qy_client_memory_wait_idle, self._p,
+             _convert.milliseconds(timeout, "timeout", 2**32 - 1))
+

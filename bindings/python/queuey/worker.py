@@ -1,0 +1,252 @@
+"""Workers: run handlers, registered per job type, on the jobs of some queues.
+
+Handlers run on the C worker's threads; cffi takes the GIL for each call, so handlers
+are ordinary Python functions (run one at a time unless they release the GIL, as I/O
+does). Nothing a handler raises reaches C: see _dispatch.
+"""
+from __future__ import annotations
+
+import enum
+import logging
+import signal
+import threading
+from typing import Any, Callable, Iterable, TypeVar
+
+from . import _convert
+from ._ffi import call, check, ffi, lib, new_err
+from ._handle import Handle
+from .client import Client
+from .config import RetryPolicy, with_policy
+from .envelope import Envelope
+from .errors import invalid
+from .job import Job
+from .outcomes import Defer, Fatal, Retry
+
+log = logging.getLogger("queuey")
+
+Handler = Callable[[Job], Any]
+DeadLetterHook = Callable[[Envelope, str], Any]
+_F = TypeVar("_F", bound=Handler)
+
+
+class Counter(enum.IntEnum):
+    """What Worker.counter() reads (qy_counter)."""
+
+    SUCCEEDED = 0
+    RETRIED = 1
+    DEFERRED = 2
+    DEAD_LETTERED_FATAL = 3
+    DEAD_LETTERED_EXHAUSTED = 4
+    DEAD_LETTERED_UNKNOWN_TYPE = 5
+    DEAD_LETTERED_UNDECODABLE = 6
+    TIMED_OUT = 7
+    WORKER_LOST = 8
+    SETTLE_FAILURES = 9
+    IN_FLIGHT = 10
+
+
+def _message(text: str) -> bytes:
+    """An error message as the library takes it: UTF-8 without NUL characters."""
+    return text.replace("\0", "\\0").encode("utf-8", "replace")
+
+
+def _settle(job: Any, exc: BaseException) -> int:
+    """The qy_job_result for what a handler raised, with its error set on the job."""
+    err = ffi.NULL  # the library's error details are not needed here
+    if isinstance(exc, Defer):
+        lib.qy_job_set_defer(job, exc.delay_ms, _message(exc.reason), err)
+        return lib.QY_JOB_DEFER
+    if isinstance(exc, Fatal):
+        lib.qy_job_set_error(job, _message(str(exc)), err)
+        return lib.QY_JOB_FATAL
+    if isinstance(exc, Retry):
+        if exc.policy is not None:
+            with with_policy(exc.policy) as policy:
+                lib.qy_job_set_retry_policy(job, policy, err)
+    else:
+        log.warning("handler failed, the job will be retried", exc_info=exc)
+    lib.qy_job_set_error(job, _message(str(exc) or type(exc).__name__), err)
+    return lib.QY_JOB_RETRY
+
+
+def _dispatch(job: Any, user_data: Any) -> int:
+    handler = ffi.from_handle(user_data)
+    context = Job(job)
+    try:
+        handler(context)
+        return lib.QY_JOB_SUCCESS
+    except BaseException as exc:  # noqa: B902 - nothing may propagate into C
+        try:
+            return _settle(job, exc)
+        except BaseException:
+            log.exception("queuey: settling a failed job failed; it will be retried")
+            return lib.QY_JOB_RETRY
+    finally:
+        context._end()
+
+
+def _dead_letter(env: Any, reason: Any, user_data: Any) -> None:
+    hook = ffi.from_handle(user_data)
+    try:
+        data = ffi.new("char **")
+        size = ffi.new("size_t *")
+        lib.qy_envelope_to_bytes(env, data, size, ffi.NULL)
+        try:
+            copy = Envelope.from_bytes(ffi.unpack(data[0], size[0]))
+        finally:
+            lib.qy_string_free(data[0])
+        hook(copy, ffi.string(reason).decode("utf-8", "replace"))
+    except BaseException:
+        log.exception("queuey: the dead-letter hook raised")
+
+
+def _unraisable(exc_type: Any, exc: Any, tb: Any) -> None:
+    log.error("queuey: a callback raised", exc_info=(exc_type, exc, tb))
+
+
+# One C entry point each, alive for the whole process: the Python function a callback
+# reaches travels in user_data (ffi.new_handle), kept alive by its Worker.
+_HANDLER_CB = ffi.callback("qy_handler_fn", _dispatch, error=lib.QY_JOB_RETRY,
+                           onerror=_unraisable)
+_DEAD_LETTER_CB = ffi.callback("qy_dead_letter_fn", _dead_letter, onerror=_unraisable)
+
+
+class Worker(Handle):
+    """Runs jobs of `queues` (each declared on client first) with the handlers
+    registered by @worker.handler(job_type). concurrency 0: the queues' prefetch;
+    job_timeout (seconds) None: no limit; retry: the default policy (1 attempt)."""
+
+    _what = "worker"
+
+    def __init__(self, client: Client, queues: str | Iterable[str], *, concurrency: int = 0,
+                 job_timeout: _convert.Duration | None = None,
+                 retry: RetryPolicy | None = None) -> None:
+        if not isinstance(client, Client):
+            raise TypeError(f"client must be a Client, not {type(client).__name__}")
+        names = [queues] if isinstance(queues, str) else list(queues)
+        encoded = [ffi.new("char[]", _convert.text(q, "queue")) for q in names]
+        out = ffi.new("qy_worker **")
+        call(lib.qy_worker_new, client._p, ffi.new("char *[]", encoded), len(encoded), out)
+        super().__init__(out[0], lib.qy_worker_free)
+        self._client = client
+        self._keep: list[Any] = []  # the user_data handles the library holds
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        call(lib.qy_worker_set_concurrency, self._p,
+             _convert.unsigned(concurrency, "concurrency", 32))
+        if job_timeout is not None:
+            call(lib.qy_worker_set_job_timeout_ms, self._p,
+                 _convert.milliseconds(job_timeout, "job_timeout", 2**32 - 1))
+        if retry is not None:
+            self.set_retry(retry)
+
+    def handler(self, job_type: str, *, retry: RetryPolicy | None = None) -> Callable[[_F], _F]:
+        """Decorator: registers the function as the handler of job_type."""
+        def register(fn: _F) -> _F:
+            self.add_handler(job_type, fn, retry=retry)
+            return fn
+        return register
+
+    def add_handler(self, job_type: str, fn: Handler, *, retry: RetryPolicy | None = None) -> None:
+        """Registers fn(job) for job_type, with an optional policy of its own. A second
+        handler for the same type raises InvalidArgumentError."""
+        if not callable(fn):
+            raise TypeError(f"a handler must be callable, not {type(fn).__name__}")
+        handle = ffi.new_handle(fn)
+        with with_policy(retry) as policy:
+            call(lib.qy_worker_register, self._p, _convert.text(job_type, "job_type"),
+                 _HANDLER_CB, handle, ffi.NULL, policy)
+        self._keep.append(handle)
+
+    def on_dead_letter(self, hook: DeadLetterHook) -> DeadLetterHook:
+        """Decorator: hook(envelope, reason) runs before each dead-lettering."""
+        if not callable(hook):
+            raise TypeError(f"a hook must be callable, not {type(hook).__name__}")
+        handle = ffi.new_handle(hook)
+        call(lib.qy_worker_set_dead_letter_hook, self._p, _DEAD_LETTER_CB, handle, ffi.NULL)
+        self._keep.append(handle)
+        return hook
+
+    def set_retry(self, policy: RetryPolicy, *, queue: str | None = None,
+                  job_type: str | None = None) -> None:
+        """The default policy, or an override for one queue or one job type."""
+        if queue is not None and job_type is not None:
+            raise invalid("give a queue or a job_type, not both")
+        with with_policy(policy) as p:
+            if queue is not None:
+                call(lib.qy_worker_set_queue_retry, self._p, _convert.text(queue, "queue"), p)
+            elif job_type is not None:
+                call(lib.qy_worker_set_job_type_retry, self._p,
+                     _convert.text(job_type, "job_type"), p)
+            else:
+                call(lib.qy_worker_set_default_retry, self._p, p)
+
+    def run(self, *, stop_on_signals: bool = True) -> None:
+        """Runs until shutdown(), then returns once every received job is settled.
+        Called from the main thread with stop_on_signals, SIGINT and SIGTERM shut the
+        worker down gracefully (the previous handlers come back afterwards)."""
+        with self._lock:
+            if self._thread is not None:
+                raise invalid("the worker is running already")
+            result: list[Any] = []
+            worker = self._p
+            self._thread = threading.Thread(
+                target=lambda: result.append(_run(worker)), name="queuey-worker", daemon=True)
+        previous = self._trap_signals() if stop_on_signals else {}
+        try:
+            self._thread.start()
+            self._wait()
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            self._thread = None
+        check(*result[0])
+
+    def _trap_signals(self) -> dict[int, Any]:
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+        previous = {}
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, lambda *_: self.shutdown())
+        return previous
+
+    def _wait(self) -> None:
+        """Joins the run thread in short steps, so that signal handlers get to run; a
+        KeyboardInterrupt (signals not trapped) shuts down and is raised at the end."""
+        thread, interrupted = self._thread, None
+        assert thread is not None
+        while thread.is_alive():
+            try:
+                thread.join(0.2)
+            except KeyboardInterrupt as e:
+                self.shutdown()
+                interrupted = e
+        if interrupted is not None:
+            raise interrupted
+
+    def shutdown(self) -> None:
+        """Asks the worker to stop: it settles the jobs it has, then run() returns.
+        Idempotent; from any thread, a handler or a signal handler included."""
+        ptr = self._ptr
+        if ptr is not None:
+            lib.qy_worker_shutdown(ptr)
+
+    def counter(self, which: Counter) -> int:
+        return int(lib.qy_worker_counter(self._p, Counter(which)))
+
+    def counters(self) -> dict[str, int]:
+        """Every counter, by lowercase name."""
+        return {c.name.lower(): self.counter(c) for c in Counter}
+
+    def close(self) -> None:
+        """Shuts down, waits for run() to return and frees the worker. Idempotent."""
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            self.shutdown()
+            thread.join()
+        super().close()
+
+
+def _run(worker: Any) -> tuple[int, Any]:
+    err = new_err()
+    return lib.qy_worker_run(worker, err), err
