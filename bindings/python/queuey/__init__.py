@@ -5,7 +5,7 @@
         with client.producer() as producer:
             producer.enqueue("emails", "send-email", {"to": "a@b.c"})
 """
-from ._ffi import ffi as _ffi, lib as _lib
+from . import _ffi
 from .client import Client, MemoryCount
 from .config import QueueConfig, RetryPolicy
 from .envelope import Envelope
@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 def library_version() -> str:
     """The version of the libqueuey that was loaded (qy_version_string)."""
-    return _ffi.string(_lib.qy_version_string()).decode()
+    return _ffi.ffi.string(_ffi.lib.qy_version_string()).decode()
 
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Loads libqueuey and turns its status codes into exceptions.
 
-The library is looked up, in order, at QUEUEY_LIBRARY (a path), in the libdir that
+The library is looked up, in order, at QUEUEY_LIBRARY (a path), in the directories that
 pkg-config reports for queuey, and by the system's loader (libqueuey.so.0).
 """
 from __future__ import annotations
@@ -21,21 +21,28 @@ ffi.cdef(CDEF)
 SONAME = "libqueuey.so.0"
 
 
-def _pkg_config_libdir() -> str | None:
+def _pkg_config(*args: str) -> str:
+    found = subprocess.run(["pkg-config", *args, "queuey"], capture_output=True, text=True,
+                           check=False)
+    return found.stdout.strip() if found.returncode == 0 else ""
+
+
+def _pkg_config_dirs() -> list[str]:
+    """libdir, then the -L directories (those of queuey-uninstalled.pc, whose libdir
+    names where the library would be installed)."""
     if shutil.which("pkg-config") is None:
-        return None
-    found = subprocess.run(["pkg-config", "--variable=libdir", "queuey"],
-                           capture_output=True, text=True, check=False)
-    libdir = found.stdout.strip()
-    return libdir if found.returncode == 0 and libdir else None
+        return []
+    dirs = [_pkg_config("--variable=libdir")]
+    dirs += [flag[2:] for flag in _pkg_config("--libs-only-L").split()]
+    return [d for d in dict.fromkeys(dirs) if d]
 
 
 def _candidates() -> list[str]:
     explicit = os.environ.get("QUEUEY_LIBRARY")
     if explicit:
         return [explicit]  # a wrong path is an error, not a reason to load another library
-    libdir = _pkg_config_libdir()
-    return ([os.path.join(libdir, SONAME)] if libdir else []) + [SONAME]
+    found = [os.path.join(d, SONAME) for d in _pkg_config_dirs()]
+    return [path for path in found if os.path.exists(path)] + [SONAME]
 
 
 def _load() -> Any:
