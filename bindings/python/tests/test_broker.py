@@ -1,0 +1,142 @@
+"""Producer and Worker against a real RabbitMQ (the `broker` fixture of conftest.py)."""
+import threading
+import time
+import urllib.parse
+
+import pytest
+
+import queuey
+from workers import run_until
+
+
+@pytest.fixture
+def queue(broker, queue_name):
+    # Short delay steps, so that retries and deferrals come back within the test.
+    broker.declare(queuey.QueueConfig(queue_name, durable=False, delay_granularity=0.05))
+    return queue_name
+
+
+class Recorder:
+    """Counts handler invocations (thread-safe) and keeps what the handlers saw."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.runs = []
+        self.dead = []
+
+    def add(self, job):
+        with self.lock:
+            self.runs.append((job.job_type, job.attempt, job.deferrals, job.priority))
+
+    def __len__(self):
+        with self.lock:
+            return len(self.runs)
+
+
+def make_worker(broker, queue, recorder):
+    worker = queuey.Worker(broker, queue, retry=queuey.RetryPolicy.fixed(3, 0.05))
+
+    @worker.handler("ok")
+    def ok(job):
+        recorder.add(job)
+
+    @worker.handler("retry-once")
+    def retry_once(job):
+        recorder.add(job)
+        if job.attempt == 1:
+            raise queuey.Retry("python retry")
+
+    @worker.handler("always-retry")
+    def always_retry(job):
+        recorder.add(job)
+        raise RuntimeError("python retry")
+
+    @worker.handler("fatal")
+    def fatal(job):
+        recorder.add(job)
+        raise queuey.Fatal("python fatal")
+
+    @worker.handler("defer-once")
+    def defer_once(job):
+        recorder.add(job)
+        if job.deferrals == 0:
+            raise queuey.Defer(0.05, "python defer")
+
+    @worker.on_dead_letter
+    def dead(envelope, reason):
+        with recorder.lock:
+            recorder.dead.append((envelope.job_type, envelope.attempt, reason))
+
+    return worker
+
+
+def test_every_outcome_on_the_broker(broker, queue):
+    recorder = Recorder()
+    with broker.producer() as producer, make_worker(broker, queue, recorder) as worker:
+        ids = {t: producer.enqueue(queue, t, {"type": t})
+               for t in ["ok", "retry-once", "always-retry", "fatal", "defer-once", "unknown"]}
+        assert len(set(ids.values())) == 6
+        # ok 1 + retry-once 2 + always-retry 3 + fatal 1 + defer-once 2 = 9 invocations,
+        # then the unknown type's dead letter.
+        run_until(worker, lambda: len(recorder) >= 9 and len(recorder.dead) >= 3)
+        counters = worker.counters()
+    assert sorted(recorder.runs) == sorted([
+        ("ok", 1, 0, 0), ("retry-once", 1, 0, 0), ("retry-once", 2, 0, 0),
+        ("always-retry", 1, 0, 0), ("always-retry", 2, 0, 0), ("always-retry", 3, 0, 0),
+        ("fatal", 1, 0, 0), ("defer-once", 1, 0, 0), ("defer-once", 1, 1, 10)])
+    assert sorted(recorder.dead) == sorted([
+        ("always-retry", 3, "max attempts (3) exhausted after attempt 3: python retry"),
+        ("fatal", 1, "fatal error: python fatal"),
+        ("unknown", 1, "no handler for job type `unknown`")])
+    assert (counters["succeeded"], counters["retried"], counters["deferred"]) == (3, 3, 1)
+    assert (counters["dead_lettered_fatal"], counters["dead_lettered_exhausted"],
+            counters["dead_lettered_unknown_type"]) == (1, 1, 1)
+
+
+def test_job_context_and_delays_on_the_broker(broker, queue):
+    seen = {}
+    with broker.producer() as producer, queuey.Worker(broker, queue) as worker:
+        @worker.handler("timed")
+        def timed(job):
+            seen[job.payload["kind"]] = (time.monotonic(), job.job_id, job.correlation_id,
+                                         job.priority, job.age)
+
+        start = time.monotonic()
+        now_id = producer.enqueue(queue, "timed", {"kind": "now"}, correlation_id="corr-1")
+        producer.enqueue_after(queue, "timed", {"kind": "after"}, 0.3)
+        producer.defer(queue, "timed", {"kind": "defer"}, 0.3)
+        run_until(worker, lambda: len(seen) == 3)
+    assert seen["now"][1:4] == (now_id, "corr-1", 0)
+    assert seen["after"][0] - start >= 0.3 and seen["after"][3] == 0
+    assert seen["defer"][0] - start >= 0.3 and seen["defer"][3] == 10
+    assert seen["after"][4] >= 0.3  # age counts from the enqueue
+
+
+def test_batch_on_the_broker(broker, queue):
+    done = []
+    with broker.producer() as producer, queuey.Worker(broker, queue) as worker:
+        worker.add_handler("b", lambda job: done.append(job.payload["i"]))
+        results = producer.enqueue_batch(
+            [(queue, "b", {"i": i}) for i in range(50)] + [(queue + ".absent", "b", {})])
+        assert [r.ok for r in results] == [True] * 50 + [False]
+        assert results[-1].status == queuey.Status.UNROUTABLE
+        run_until(worker, lambda: len(done) == 50)
+    assert sorted(done) == list(range(50))
+
+
+def test_broker_errors(broker, queue, broker_url):
+    with pytest.raises(queuey.BrokerError) as raised:
+        broker.declare(queuey.QueueConfig(queue, durable=False, max_priority=3))
+    assert raised.value.status == queuey.Status.PRECONDITION_FAILED
+    broker.declare(queuey.QueueConfig(queue, durable=False, delay_granularity=0.05))  # usable
+    with pytest.raises(queuey.BrokerError) as raised:
+        broker.memory_count(queuey.MemoryCount.ACKED)
+    assert raised.value.status == queuey.Status.UNSUPPORTED
+    with pytest.raises(queuey.BrokerError) as raised:
+        broker.producer().enqueue(queue + ".absent", "t", {})
+    assert raised.value.status == queuey.Status.UNROUTABLE
+    url = urllib.parse.urlsplit(broker_url)
+    wrong = url._replace(netloc=f"nobody:wrong@{url.hostname}:{url.port}")
+    with pytest.raises(queuey.BrokerError) as raised:
+        queuey.Client(wrong.geturl())
+    assert raised.value.status == queuey.Status.AUTH
