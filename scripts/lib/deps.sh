@@ -64,3 +64,34 @@ queuey_install_deps() {
         return 1
     }
 }
+
+# Python modules of the bindings suite, for the python3 that Meson finds (pip; Debian's
+# own python3 refuses pip installs (PEP 668), so there Debian's python3-MODULE packages).
+QUEUEY_PYTHON_MODULES=(cffi pytest)
+
+queuey_install_python_deps() {
+    local module missing=()
+    for module in "${QUEUEY_PYTHON_MODULES[@]}"; do
+        python3 -c "import $module" 2>/dev/null || missing+=("$module")
+    done
+    ((${#missing[@]})) || return 0
+    echo "deps: installing Python modules ${missing[*]}" >&2
+    python3 -m pip install --quiet "${missing[@]}" </dev/null 2>/dev/null ||
+        queuey_install_deps "${missing[@]/#/python3-}"
+}
+
+# Celery for the binding benchmarks (bench/bindings/celery_rates.py), pinned, in a venv
+# of its own under DIR (it sees the system's site-packages for cffi). Installs it once;
+# prints the venv's python to run celery_rates.py with.
+QUEUEY_CELERY_REQUIREMENT='celery==5.7.0'
+
+queuey_celery_python() {
+    local venv=$1/celery-venv
+    if ! "$venv/bin/python" -c "import celery" 2>/dev/null; then
+        echo "deps: installing $QUEUEY_CELERY_REQUIREMENT into $venv" >&2
+        python3 -m venv --system-site-packages "$venv" >&2 &&
+            "$venv/bin/python" -m pip install --quiet "$QUEUEY_CELERY_REQUIREMENT" </dev/null >&2 ||
+            return 1
+    fi
+    printf '%s\n' "$venv/bin/python"
+}
