@@ -1,4 +1,7 @@
 """Producer and Worker against a real RabbitMQ (the `broker` fixture of conftest.py)."""
+import os
+import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -6,6 +9,7 @@ import urllib.parse
 import pytest
 
 import queuey
+from conftest import REPO
 from workers import run_until
 
 
@@ -140,3 +144,17 @@ def test_broker_errors(broker, queue, broker_url):
     with pytest.raises(queuey.BrokerError) as raised:
         queuey.Client(wrong.geturl())
     assert raised.value.status == queuey.Status.AUTH
+
+
+def test_examples_run(broker_url):
+    examples = REPO / "examples" / "python"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "bindings" / "python"))
+    run = [sys.executable]
+    produced = subprocess.run(run + [str(examples / "producer.py"), broker_url, "6"], env=env,
+                              capture_output=True, text=True, timeout=60)
+    assert produced.returncode == 0, produced.stderr
+    assert produced.stdout.count("enqueued ") == 6
+    worked = subprocess.run(run + [str(examples / "worker.py"), broker_url, "6"], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert worked.returncode == 0, worked.stderr
+    assert worked.stdout.count("sent ") == 6
