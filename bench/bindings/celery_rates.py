@@ -22,6 +22,8 @@ import warnings
 from celery import Celery
 from celery.worker import state as worker_state
 
+import rates_cli
+
 
 def make_app(url: str, queue: str, confirm: bool) -> Celery:
     app = Celery("queuey_bench", broker=url, set_as_current=False)
@@ -101,22 +103,7 @@ def drain(url: str, queue: str, n: int) -> float:
     return bookkeeping.finished - start
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 4 or argv[0] not in ("enqueue", "drain") or not argv[3].isdigit() \
-            or int(argv[3]) == 0:
-        print("usage: celery_rates.py enqueue|drain URL QUEUE N (N > 0)", file=sys.stderr)
-        return 2
-    workload, url, queue, n = argv[0], argv[1], argv[2], int(argv[3])
+if __name__ == "__main__":
     logging.basicConfig(level=logging.ERROR)
     warnings.filterwarnings("ignore", module="celery")  # e.g. running as root
-    try:
-        seconds = (enqueue if workload == "enqueue" else drain)(url, queue, n)
-    except Exception as e:
-        print(f"celery_rates: {workload}: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    print(f"rate {workload} {n / seconds:.1f}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(rates_cli.main("celery_rates", {"enqueue": enqueue, "drain": drain}, sys.argv[1:]))

@@ -12,8 +12,10 @@ an installed binding; the library from QUEUEY_LIBRARY, pkg-config or the loader.
 """
 import sys
 import time
+from typing import Callable
 
 import queuey
+import rates_cli
 
 PRELOAD_BATCH = 1000
 
@@ -51,22 +53,15 @@ def drain(client: queuey.Client, queue: str, n: int) -> float:
     return seconds
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 4 or argv[0] not in ("enqueue", "drain") or not argv[3].isdigit() \
-            or int(argv[3]) == 0:
-        print("usage: python_rates.py enqueue|drain URL QUEUE N (N > 0)", file=sys.stderr)
-        return 2
-    workload, url, queue, n = argv[0], argv[1], argv[2], int(argv[3])
-    try:
+def run(workload: Callable[[queuey.Client, str, int], float]) -> rates_cli.Workload:
+    """A workload on a client of its own, connected and declared before the clock starts."""
+    def connected(url: str, queue: str, n: int) -> float:
         with queuey.Client(url) as client:
             client.declare(queue)
-            seconds = (enqueue if workload == "enqueue" else drain)(client, queue, n)
-    except Exception as e:
-        print(f"python_rates: {workload}: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    print(f"rate {workload} {n / seconds:.1f}")
-    return 0
+            return workload(client, queue, n)
+    return connected
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(rates_cli.main("python_rates", {"enqueue": run(enqueue), "drain": run(drain)},
+                            sys.argv[1:]))

@@ -1,15 +1,15 @@
 """Envelopes: one job as it travels on a queue (the message body)."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import _convert
-from ._ffi import call, ffi, lib, string
+from ._ffi import call, ffi, lib
+from ._fields import EnvelopeFields
 from ._handle import Handle
 
 
-class Envelope(Handle):
+class Envelope(Handle, EnvelopeFields):
     """An envelope, a value: next_attempt() and deferred() return new envelopes."""
 
     _what = "envelope"
@@ -68,59 +68,15 @@ class Envelope(Handle):
     def copy(self) -> "Envelope":
         return Envelope.from_bytes(self.to_bytes())
 
-    @property
-    def job_id(self) -> str:
-        return string(lib.qy_envelope_job_id(self._p)) or ""
+    def _envelope(self) -> Any:
+        return self._p
 
-    @property
-    def job_type(self) -> str:
-        return string(lib.qy_envelope_job_type(self._p)) or ""
-
-    @property
-    def queue(self) -> str:
-        return string(lib.qy_envelope_queue(self._p)) or ""
-
-    @property
-    def attempt(self) -> int:
-        return int(lib.qy_envelope_attempt(self._p))
-
-    @property
-    def enqueued_at_ms(self) -> int:
-        return int(lib.qy_envelope_enqueued_at_ms(self._p))
-
-    @property
-    def deferrals(self) -> int:
-        return int(lib.qy_envelope_deferrals(self._p))
-
-    @property
-    def priority(self) -> int:
-        return int(lib.qy_envelope_priority(self._p))
-
-    @property
-    def age_ms(self) -> int:
-        """Milliseconds since the job was first enqueued."""
-        return int(lib.qy_envelope_age_ms(self._p))
-
-    @property
-    def payload_json(self) -> str:
-        """The payload as compact JSON text."""
-        size = ffi.new("size_t *")
-        data = lib.qy_envelope_payload(self._p, size)
-        return ffi.unpack(data, size[0]).decode("utf-8")
-
-    @property
-    def payload(self) -> Any:
-        """The payload parsed with json.loads (a dict for an object payload)."""
-        return json.loads(self.payload_json)
-
-    @property
-    def correlation_id(self) -> str | None:
-        return string(lib.qy_envelope_correlation_id(self._p))
-
-    @correlation_id.setter
-    def correlation_id(self, value: str | None) -> None:
+    def _set_correlation_id(self, value: str | None) -> None:
+        """Sets the correlation id (UTF-8 without NUL), or removes it for None."""
         call(lib.qy_envelope_set_correlation_id, self._p,
              ffi.NULL if value is None else _convert.text(value, "correlation_id"))
+
+    correlation_id = EnvelopeFields.correlation_id.setter(_set_correlation_id)
 
     def __repr__(self) -> str:
         if self.closed:
