@@ -6,10 +6,12 @@ does). Nothing a handler raises reaches C: see _dispatch.
 """
 from __future__ import annotations
 
+import atexit
 import enum
 import logging
 import signal
 import threading
+import weakref
 from typing import Any, Callable, Iterable, TypeVar
 
 from . import _convert
@@ -111,6 +113,21 @@ _HANDLER_CB = ffi.callback("qy_handler_fn", _dispatch, error=lib.QY_JOB_RETRY,
 _DEAD_LETTER_CB = ffi.callback("qy_dead_letter_fn", _dead_letter, onerror=_unraisable)
 
 
+# Workers whose run() is active. At exit they are shut down and waited for: a C thread
+# that calls a handler while the interpreter finalizes would be killed mid-call.
+_running: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_running_workers() -> None:
+    for worker in list(_running):
+        worker.shutdown()
+    for worker in list(_running):
+        thread = worker._thread
+        if thread is not None:
+            thread.join()
+
+
 class Worker(Handle):
     """Runs jobs of `queues` (each declared on client first) with the handlers
     registered by @worker.handler(job_type). concurrency 0: the queues' prefetch;
@@ -193,12 +210,14 @@ class Worker(Handle):
             self._thread = threading.Thread(
                 target=lambda: result.append(_run(worker)), name="queuey-worker", daemon=True)
         previous = self._trap_signals() if stop_on_signals else {}
+        _running.add(self)
         try:
             self._thread.start()
             self._wait()
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
+            _running.discard(self)
             self._thread = None
         check(*result[0])
 

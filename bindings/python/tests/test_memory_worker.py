@@ -2,15 +2,19 @@
 through the memory inspection API."""
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 import queuey
+from conftest import HERE
 from queuey import MemoryCount
 from workers import run_until, run_until_idle
 
+PACKAGE = HERE.parent
 FAST = queuey.QueueConfig("jobs", delay_granularity=0.001)
 
 
@@ -321,3 +325,25 @@ def test_handles_left_to_the_garbage_collector():
     worker.add_handler("t", lambda job: None)
     del client, producer, worker
     gc.collect()
+
+
+EXIT_WHILE_RUNNING = """
+import threading, time, queuey
+client = queuey.Client("memory://")
+client.declare("q")
+producer = client.producer()
+worker = queuey.Worker(client, "q", concurrency=4)
+worker.add_handler("t", lambda job: time.sleep(0.001))
+producer.enqueue_batch([("q", "t", {"i": i}) for i in range(2000)])
+threading.Thread(target=worker.run, daemon=True).start()
+time.sleep(0.2)
+print("exiting", flush=True)
+"""
+
+
+def test_interpreter_exit_while_a_worker_runs():
+    # Without the atexit shutdown, a handler call during finalization aborts the process.
+    for _ in range(3):
+        result = subprocess.run([sys.executable, "-c", EXIT_WHILE_RUNNING], capture_output=True,
+                                text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(PACKAGE)))
+        assert (result.returncode, result.stdout) == (0, "exiting\n"), result.stderr
