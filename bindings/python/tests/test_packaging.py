@@ -1,0 +1,44 @@
+"""pip installs the package with the in-tree build backend, offline."""
+import os
+import subprocess
+import sys
+import zipfile
+
+from conftest import HERE
+
+PROJECT = HERE.parent
+
+
+def test_pip_installs_offline_and_the_package_imports(tmp_path):
+    target = tmp_path / "site"
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
+         "--disable-pip-version-check", "--target", str(target), str(PROJECT)],
+        capture_output=True, text=True, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+    sources = {p.name for p in (PROJECT / "queuey").iterdir() if p.suffix == ".py"}
+    assert sources <= {p.name for p in (target / "queuey").iterdir()}
+    assert (target / "queuey" / "py.typed").exists()
+    imported = subprocess.run(
+        [sys.executable, "-c", "import queuey; print(queuey.__file__, queuey.library_version())"],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={"PYTHONPATH": str(target), **{k: v for k, v in os.environ.items()
+                                           if k in ("QUEUEY_LIBRARY", "PKG_CONFIG_PATH", "PATH")}})
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.startswith(str(target / "queuey" / "__init__.py"))
+
+
+def test_wheel_metadata_names_the_runtime_dependency(tmp_path):
+    sys.path.insert(0, str(PROJECT / "tools"))
+    try:
+        import wheel_backend
+    finally:
+        sys.path.pop(0)
+    name = wheel_backend.build_wheel(str(tmp_path))
+    with zipfile.ZipFile(tmp_path / name) as wheel:
+        metadata = wheel.read("queuey-0.1.0.dist-info/METADATA").decode()
+        record = wheel.read("queuey-0.1.0.dist-info/RECORD").decode()
+    assert name == "queuey-0.1.0-py3-none-any.whl"
+    assert "Requires-Dist: cffi>=1.15" in metadata
+    assert "queuey/worker.py,sha256=" in record
+
