@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 def library_version() -> str:
     """The version of the libqueuey that was loaded (qy_version_string)."""
-    return _ffi.ffi.string(_ffi.lib.qy_version_string()).decode()
+    return str(_ffi.ffi.string(_ffi.lib.qy_version_string()).decode())
 
 
 __all__ = [

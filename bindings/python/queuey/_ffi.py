@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from typing import Any
 
-import cffi
+import cffi  # type: ignore[import-untyped, unused-ignore]
 
 from ._cdef import CDEF
 from .errors import error_for

@@ -65,7 +65,7 @@ class EnvelopeFields:
         """The payload as compact JSON text."""
         size = ffi.new("size_t *")
         data = lib.qy_envelope_payload(self._envelope(), size)
-        return ffi.unpack(data, size[0]).decode("utf-8")
+        return str(ffi.unpack(data, size[0]).decode("utf-8"))
 
     @property
     def payload(self) -> Any:

@@ -31,7 +31,7 @@ class Envelope(Handle, EnvelopeFields):
              _convert.text(queue, "queue"), data, len(data), out)
         env = cls._adopt(out[0])
         if correlation_id is not None:
-            env.correlation_id = correlation_id
+            env.set_correlation_id(correlation_id)
         return env
 
     @classmethod
@@ -49,7 +49,7 @@ class Envelope(Handle, EnvelopeFields):
         out, out_len = ffi.new("char **"), ffi.new("size_t *")
         call(lib.qy_envelope_to_bytes, self._p, out, out_len)
         try:
-            return ffi.unpack(out[0], out_len[0])
+            return bytes(ffi.unpack(out[0], out_len[0]))
         finally:
             lib.qy_string_free(out[0])
 
@@ -71,12 +71,10 @@ class Envelope(Handle, EnvelopeFields):
     def _envelope(self) -> Any:
         return self._p
 
-    def _set_correlation_id(self, value: str | None) -> None:
+    def set_correlation_id(self, value: str | None) -> None:
         """Sets the correlation id (UTF-8 without NUL), or removes it for None."""
         call(lib.qy_envelope_set_correlation_id, self._p,
              ffi.NULL if value is None else _convert.text(value, "correlation_id"))
-
-    correlation_id = EnvelopeFields.correlation_id.setter(_set_correlation_id)
 
     def __repr__(self) -> str:
         if self.closed:

@@ -57,10 +57,10 @@ def _settle(job: Any, exc: BaseException) -> int:
     err = ffi.NULL  # the library's error details are not needed here
     if isinstance(exc, Defer):
         lib.qy_job_set_defer(job, exc.delay_ms, _message(exc.reason), err)
-        return lib.QY_JOB_DEFER
+        return int(lib.QY_JOB_DEFER)
     if isinstance(exc, Fatal):
         lib.qy_job_set_error(job, _message(str(exc)), err)
-        return lib.QY_JOB_FATAL
+        return int(lib.QY_JOB_FATAL)
     if isinstance(exc, Retry):
         if exc.policy is not None:
             with with_policy(exc.policy) as policy:
@@ -68,7 +68,7 @@ def _settle(job: Any, exc: BaseException) -> int:
     else:
         log.warning("handler failed, the job will be retried", exc_info=exc)
     lib.qy_job_set_error(job, _message(str(exc) or type(exc).__name__), err)
-    return lib.QY_JOB_RETRY
+    return int(lib.QY_JOB_RETRY)
 
 
 def _dispatch(job: Any, user_data: Any) -> int:
@@ -76,13 +76,13 @@ def _dispatch(job: Any, user_data: Any) -> int:
     context = Job(job)
     try:
         handler(context)
-        return lib.QY_JOB_SUCCESS
+        return int(lib.QY_JOB_SUCCESS)
     except BaseException as exc:  # noqa: B902 - nothing may propagate into C
         try:
             return _settle(job, exc)
         except BaseException:
             log.exception("queuey: settling a failed job failed; it will be retried")
-            return lib.QY_JOB_RETRY
+            return int(lib.QY_JOB_RETRY)
     finally:
         context._end()
 
@@ -224,7 +224,7 @@ class Worker(Handle):
     def _trap_signals(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():
             return {}
-        previous = {}
+        previous: dict[int, Any] = {}
         for signum in (signal.SIGINT, signal.SIGTERM):
             previous[signum] = signal.signal(signum, lambda *_: self.shutdown())
         return previous

@@ -33,7 +33,7 @@ def test_correlation_id_is_set_and_removed():
     with queuey.Envelope.new("q", "t", {}, correlation_id="order-7") as env:
         assert env.correlation_id == "order-7"
         assert json.loads(env.to_bytes())["correlation_id"] == "order-7"
-        env.correlation_id = None
+        env.set_correlation_id(None)
         assert env.correlation_id is None
         assert b"correlation_id" not in env.to_bytes()
 
@@ -81,9 +81,9 @@ def test_bad_arguments_raise():
         with pytest.raises(TypeError):
             env.deferred("10")
         with pytest.raises(TypeError):
-            env.correlation_id = 5
+            env.set_correlation_id(5)
         with pytest.raises(queuey.InvalidArgumentError):
-            env.correlation_id = "a\0b"
+            env.set_correlation_id("a\0b")
     with pytest.raises(TypeError):
         queuey.Envelope.from_bytes("a str is not a body")
 
