@@ -76,8 +76,9 @@ class Producer(Handle):
 
     def enqueue_batch(self, jobs: Iterable[BatchJob]) -> list[BatchResult]:
         """Publishes many jobs with many in flight at once and waits for every confirm.
-        Returns one result per job, in order: a job the broker refused fails alone.
-        Raises only for a failure that is no single job's (a closed producer, ...)."""
+        Returns one result per job, in order: a job the broker refused fails alone, and a
+        failure of every publish (a lost connection, a closed client) shows in each
+        result. Raises for what no result can carry: a bad job, a closed Producer."""
         envelopes, owned = [], []
         try:
             for job in jobs:
