@@ -347,3 +347,21 @@ def test_interpreter_exit_while_a_worker_runs():
         result = subprocess.run([sys.executable, "-c", EXIT_WHILE_RUNNING], capture_output=True,
                                 text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(PACKAGE)))
         assert (result.returncode, result.stdout) == (0, "exiting\n"), result.stderr
+
+
+def test_a_timed_out_job_is_cancelled_and_retried(client, producer):
+    seen = []
+    with queuey.Worker(client, "jobs", job_timeout=0.05) as worker:
+        @worker.handler("slow")
+        def slow(job):
+            start = time.monotonic()
+            while not job.cancelled and time.monotonic() - start < 5:
+                time.sleep(0.005)
+            seen.append(job.cancelled)
+
+        producer.enqueue("jobs", "slow", {})
+        run_until_idle(client, worker)
+        assert worker.counter(queuey.Counter.TIMED_OUT) == 1
+    assert seen == [True]
+    assert dead_letters(client) == [
+        ("slow", 1, "max attempts (1) exhausted after attempt 1: job timed out after 50ms")]
