@@ -256,7 +256,11 @@ def test_sigterm_stops_run_gracefully(client, producer, worker):
 
     previous = signal.getsignal(signal.SIGTERM)
     producer.enqueue("jobs", "slow", {})
-    threading.Thread(target=lambda: started.wait(5) and os.kill(os.getpid(), signal.SIGTERM)).start()
+    def terminate():
+        started.wait(5)  # signalled even if the job never starts: run() must return
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=terminate).start()
     worker.run()
     assert worker.counter(queuey.Counter.SUCCEEDED) == 1  # the running job was finished
     assert signal.getsignal(signal.SIGTERM) is previous
