@@ -1,4 +1,4 @@
-package queuey
+package queuey_test
 
 import (
 	"os"
