@@ -254,3 +254,81 @@ func workerScenarios(t *testing.T, b backend) {
 		}
 	})
 }
+
+// The client's logger receives the worker's warnings, from the worker's threads.
+func TestLoggerReceivesWorkerWarnings(t *testing.T) {
+	lines := make(chan string, 16)
+	client, err := queuey.Dial(context.Background(), "memory://", queuey.WithLogger(func(level queuey.LogLevel, message string) {
+		lines <- level.String() + ": " + message
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	f := &fixture{backend: memoryBackend, client: client, queue: "logged", ctx: testContext(t)}
+	if err := client.Declare(f.ctx, queuey.NewQueueConfig(f.queue)); err != nil {
+		t.Fatal(err)
+	}
+	if f.producer, err = client.NewProducer(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.producer.Close() })
+	f.startWorker(t, newRecorder(), func(w *queuey.Worker) {
+		if err := w.SetJobTimeout(time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		register(t, w, "slow", func(ctx context.Context, job *queuey.Job) error {
+			<-ctx.Done()
+			time.Sleep(20 * time.Millisecond)
+			return nil
+		})
+	})
+	id := f.enqueue(t, "slow", nil)
+	select {
+	case line := <-lines:
+		if want := "warn: job " + id + " returned after it had timed out"; !strings.HasPrefix(line, want) {
+			t.Errorf("log line %q, want it to start with %q", line, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no log line")
+	}
+}
+
+// Cancelling Run's ctx stops the worker gracefully: the jobs it had received run and
+// are settled, the rest stay in the queue, and Run returns nil.
+func TestMemoryRunStopsGracefullyOnCancel(t *testing.T) {
+	f := newFixture(t, memoryBackend)
+	w, err := f.client.NewWorker(f.queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	register(t, w, "job", func(context.Context, *queuey.Job) error {
+		cancel()
+		time.Sleep(5 * time.Millisecond)
+		return nil
+	})
+	if err := w.SetConcurrency(2); err != nil {
+		t.Fatal(err)
+	}
+	const jobs = 40
+	for i := 0; i < jobs; i++ {
+		f.enqueue(t, "job", i)
+	}
+	if err := w.Run(ctx); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	count := func(what queuey.MemoryCount) uint64 {
+		n, err := f.client.MemoryCount(f.queue, what)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	acked, pending, inFlight := count(queuey.MemoryAcked), count(queuey.MemoryPending), count(queuey.MemoryInFlight)
+	if acked == 0 || acked != w.Counter(queuey.CounterSucceeded) || inFlight != 0 || acked+pending != jobs {
+		t.Errorf("after the shutdown: %d acked, %d pending, %d in flight; want none in flight, all %d accounted for",
+			acked, pending, inFlight, jobs)
+	}
+}
