@@ -226,3 +226,19 @@ func register(t *testing.T, w *queuey.Worker, jobType string, fn queuey.Handler)
 		t.Fatalf("Handle(%s): %v", jobType, err)
 	}
 }
+
+// handlerFixture is a fixture with a worker whose one handler, for jobType, records
+// every run in rec and answers outcome(job).
+func handlerFixture(t *testing.T, b backend, jobType string, outcome func(job *queuey.Job) error) (*fixture, *recorder, *queuey.Worker) {
+	t.Helper()
+	f, rec := newFixture(t, b), newRecorder()
+	w := f.startWorker(t, rec, func(w *queuey.Worker) {
+		register(t, w, jobType, func(ctx context.Context, job *queuey.Job) error {
+			rec.ran(job)
+			return outcome(job)
+		})
+	})
+	return f, rec, w
+}
+
+func succeed(*queuey.Job) error { return nil }

@@ -15,13 +15,7 @@ func TestBrokerProducer(t *testing.T) { producerScenarios(t, brokerBackend(t)) }
 func producerScenarios(t *testing.T, b backend) {
 	t.Run("enqueue after a delay", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "later", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				return nil
-			})
-		})
+		f, rec, _ := handlerFixture(t, b, "later", succeed)
 		const delay = 300 * time.Millisecond
 		start := time.Now()
 		id, err := f.producer.EnqueueAfter(f.ctx, delay, f.queue, "later", nil)
@@ -36,13 +30,7 @@ func producerScenarios(t *testing.T, b backend) {
 
 	t.Run("defer goes ahead at the max priority", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "urgent", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				return nil
-			})
-		})
+		f, rec, _ := handlerFixture(t, b, "urgent", succeed)
 		id, err := f.producer.Defer(f.ctx, b.delay, f.queue, "urgent", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -55,13 +43,7 @@ func producerScenarios(t *testing.T, b backend) {
 
 	t.Run("batch with one unroutable item", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "batched", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				return nil
-			})
-		})
+		f, rec, _ := handlerFixture(t, b, "batched", succeed)
 		results, err := f.producer.EnqueueBatch(f.ctx, []queuey.BatchItem{
 			{Queue: f.queue, Type: "batched", Payload: []int{1}},
 			{Queue: uniqueQueue(t) + ".undeclared", Type: "batched", Payload: []int{2}},

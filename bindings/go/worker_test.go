@@ -64,13 +64,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func workerScenarios(t *testing.T, b backend) {
 	t.Run("success", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		w := f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "send_email", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				return nil
-			})
-		})
+		f, rec, w := handlerFixture(t, b, "send_email", succeed)
 		id := f.enqueue(t, "send_email", map[string]any{"to": "a@b.c", "n": 7}, queuey.WithCorrelationID("order-7"))
 		runs, _ := rec.waitFor(t, 1, 0)
 		want := seen{ID: id, Type: "send_email", Queue: f.queue, CorrelationID: "order-7",
@@ -86,15 +80,11 @@ func workerScenarios(t *testing.T, b backend) {
 
 	t.Run("retried once, then succeeds", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		w := f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "flaky", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				if job.Attempt == 1 {
-					return errors.New("not this time") // any error is retryable
-				}
-				return nil
-			})
+		f, rec, w := handlerFixture(t, b, "flaky", func(job *queuey.Job) error {
+			if job.Attempt == 1 {
+				return errors.New("not this time") // any error is retryable
+			}
+			return nil
 		})
 		id := f.enqueue(t, "flaky", []byte(`{"x":[1,2.50,"s"]}`))
 		runs, _ := rec.waitFor(t, 2, 0)
@@ -109,12 +99,8 @@ func workerScenarios(t *testing.T, b backend) {
 
 	t.Run("retries exhausted", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		w := f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "always-retry", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				return queuey.Retry(errors.New("xlang retry"))
-			})
+		f, rec, w := handlerFixture(t, b, "always-retry", func(job *queuey.Job) error {
+			return queuey.Retry(errors.New("xlang retry"))
 		})
 		id := f.enqueue(t, "always-retry", nil)
 		runs, dead := rec.waitFor(t, 3, 1)
@@ -125,12 +111,8 @@ func workerScenarios(t *testing.T, b backend) {
 
 	t.Run("fatal", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		w := f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "fatal", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				return queuey.Fatal(errors.New("xlang fatal"))
-			})
+		f, rec, w := handlerFixture(t, b, "fatal", func(job *queuey.Job) error {
+			return queuey.Fatal(errors.New("xlang fatal"))
 		})
 		id := f.enqueue(t, "fatal", "a string payload")
 		runs, dead := rec.waitFor(t, 1, 1)
@@ -141,15 +123,11 @@ func workerScenarios(t *testing.T, b backend) {
 
 	t.Run("deferred once", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		w := f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "defer-once", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				if job.Deferrals == 0 {
-					return queuey.Defer(b.delay, "xlang defer")
-				}
-				return nil
-			})
+		f, rec, w := handlerFixture(t, b, "defer-once", func(job *queuey.Job) error {
+			if job.Deferrals == 0 {
+				return queuey.Defer(b.delay, "xlang defer")
+			}
+			return nil
 		})
 		id := f.enqueue(t, "defer-once", 1)
 		runs, _ := rec.waitFor(t, 2, 0)
@@ -189,13 +167,9 @@ func workerScenarios(t *testing.T, b backend) {
 
 	t.Run("undecodable payload", func(t *testing.T) {
 		t.Parallel()
-		f, rec := newFixture(t, b), newRecorder()
-		w := f.startWorker(t, rec, func(w *queuey.Worker) {
-			register(t, w, "typed", func(ctx context.Context, job *queuey.Job) error {
-				rec.ran(job)
-				var args struct{ N int }
-				return job.Decode(&args)
-			})
+		f, rec, w := handlerFixture(t, b, "typed", func(job *queuey.Job) error {
+			var args struct{ N int }
+			return job.Decode(&args)
 		})
 		id := f.enqueue(t, "typed", map[string]string{"N": "not a number"})
 		_, dead := rec.waitFor(t, 1, 1)
