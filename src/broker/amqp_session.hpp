@@ -46,7 +46,8 @@ public:
     // A mandatory publish on the default exchange, routed by queue name.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
                  std::string_view body);
-    void ack(amqp_channel_t channel, std::uint64_t delivery_tag);
+    // With multiple, also every earlier unacknowledged delivery of the channel.
+    void ack(amqp_channel_t channel, std::uint64_t delivery_tag, bool multiple = false);
     void reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue);
     // Answers a channel.close from the broker.
     void confirm_channel_closed(amqp_channel_t channel);

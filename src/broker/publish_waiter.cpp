@@ -5,13 +5,18 @@
 namespace queuey {
 
 void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
-    std::lock_guard lock(mutex_);
-    // Each index completes once: a repeated or out-of-range call must not release the
-    // waiter early.
-    if (index >= outcomes_.size() || completed_[index]) return;
-    completed_[index] = true;
-    outcomes_[index] = std::move(outcome);
-    if (--pending_ == 0) done_.notify_all();
+    {
+        std::lock_guard lock(mutex_);
+        // Each index completes once: a repeated or out-of-range call must not release the
+        // waiter early.
+        if (index >= outcomes_.size() || completed_[index]) return;
+        completed_[index] = true;
+        outcomes_[index] = std::move(outcome);
+        if (--pending_ != 0) return;
+    }
+    // Notified unlocked, so that the waiter does not wake into a held mutex. Whoever
+    // calls complete() holds a shared_ptr to this waiter, so it outlives the wait.
+    done_.notify_all();
 }
 
 std::vector<PublishOutcome> PublishWaiter::outcomes_or(const PublishOutcome &pending) {

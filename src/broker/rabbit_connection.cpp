@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <future>
 #include <random>
+#include <utility>
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -58,6 +59,7 @@ void RabbitConnection::close() {
 }
 
 void RabbitConnection::post(Command command) {
+    bool wake;
     {
         std::unique_lock lock(mutex_);
         if (failed_) {
@@ -67,7 +69,11 @@ void RabbitConnection::post(Command command) {
             return;
         }
         commands_.push_back(std::move(command));
+        // Only a sleeping I/O thread needs the eventfd; a busy one takes the command on
+        // its next turn. The first poster clears the flag: one write per sleep.
+        wake = std::exchange(io_waiting_, false);
     }
+    if (!wake) return;
     const std::uint64_t one = 1;
     [[maybe_unused]] auto written = ::write(wakeup_fd_, &one, sizeof one);
 }
@@ -176,6 +182,7 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
     auto done = std::make_shared<std::promise<void>>();
     auto finished = done->get_future();
     post({[this, subscription, done](AmqpSession &session) {
+              send_acks();  // the acks settled before the cancel go ahead of the channel.close
               std::erase(subscriptions_, subscription);
               subscription->generation++;  // later settles are dropped, never sent on a closed channel
               subscription->deliveries->fail(Error(QY_ERR_CLOSED, "", "the consumer was closed"));
@@ -212,8 +219,9 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
                   if (on_dropped) on_dropped();
                   return;
               }
+              subscription->unsettled.erase(tag);
               if (settlement == Settlement::ack)
-                  session.ack(subscription->channel, tag);
+                  subscription->acks.push_back(tag);  // sent by send_acks() at the end of the turn
               else
                   session.reject(subscription->channel, tag, settlement == Settlement::reject_requeue);
           },
@@ -277,11 +285,37 @@ void RabbitConnection::run_commands() {
             throw;
         }
     }
+    send_acks();
+}
+
+void RabbitConnection::send_acks() {
+    for (const auto &subscription : subscriptions_) {
+        auto &acks = subscription->acks;
+        if (acks.empty()) continue;
+        std::sort(acks.begin(), acks.end());
+        // Below the lowest unsettled tag every delivery is settled (rejects were sent
+        // already, in order), so one ack(multiple) covers those acks without touching a
+        // job still in progress. Acks above a gap go one by one.
+        const auto &unsettled = subscription->unsettled;
+        const std::uint64_t low = unsettled.empty() ? UINT64_MAX : *unsettled.begin();
+        const auto above = std::lower_bound(acks.begin(), acks.end(), low);
+        if (above != acks.begin())
+            session_->ack(subscription->channel, *(above - 1),
+                          /*multiple=*/above - acks.begin() > 1);
+        for (auto it = above; it != acks.end(); ++it) session_->ack(subscription->channel, *it);
+        acks.clear();
+    }
 }
 
 void RabbitConnection::read_frames() {
+    // rabbitmq-c reads the socket only when its buffer runs dry, and a read that finds
+    // nothing costs a recv and a poll: read what is buffered, or what poll saw.
     amqp_frame_t frame;
-    for (int i = 0; i < frames_per_turn && session_->next_frame(frame); ++i) dispatch(frame);
+    for (int i = 0; i < frames_per_turn; ++i) {
+        if (!session_->has_buffered_input() && !std::exchange(socket_readable_, false)) break;
+        if (!session_->next_frame(frame)) break;
+        dispatch(frame);
+    }
     session_->release_buffers();
 }
 
@@ -325,6 +359,7 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             for (const auto &subscription : subscriptions_) {
                 if (subscription->channel != channel) continue;
                 delivery.generation = subscription->generation.load();
+                subscription->unsettled.insert(delivery.delivery_tag);
                 subscription->deliveries->push(std::move(delivery));
                 return;
             }
@@ -371,15 +406,24 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
 
 void RabbitConnection::wait_for_input() {
     if (session_->has_buffered_input()) return;
+    bool idle;
     {
         std::lock_guard lock(mutex_);
-        if (!commands_.empty() && !blocked_) return;
+        idle = commands_.empty() || blocked_;
+        io_waiting_ = idle;
     }
     // Wake at least four times per heartbeat interval so that rabbitmq-c sends ours.
     const auto heartbeat_ms = options_.session.heartbeat.count() * 1000;
     const int timeout_ms = heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
     pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
-    ::poll(fds, 2, timeout_ms);
+    // With commands queued, only look whether the socket has input.
+    const int ready = ::poll(fds, 2, idle ? timeout_ms : 0);
+    if (idle) {
+        std::lock_guard lock(mutex_);
+        io_waiting_ = false;
+    }
+    // After a timeout rabbitmq-c runs anyway: it sends heartbeats only inside its calls.
+    socket_readable_ = fds[0].revents != 0 || (idle && ready == 0);
     if (fds[1].revents & POLLIN) {
         std::uint64_t count;
         [[maybe_unused]] auto read = ::read(wakeup_fd_, &count, sizeof count);
@@ -499,6 +543,8 @@ void RabbitConnection::connect_and_restore() {
 }
 
 void RabbitConnection::open_subscription(Subscription &subscription) {
+    subscription.unsettled.clear();  // tags of the old channel
+    subscription.acks.clear();
     session_->open_channel(subscription.channel);
     session_->qos(subscription.channel, subscription.prefetch);
     session_->consume(subscription.channel, subscription.queue, consumer_tag(subscription));

@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,6 +55,10 @@ struct Subscription {
     std::shared_ptr<DeliveryQueue> deliveries;
     // Bumped whenever the channel is replaced; a delivery of an older generation is stale.
     std::atomic<std::uint64_t> generation{1};
+    // I/O thread only: the tags delivered on the channel and not settled yet, and acks
+    // not sent yet. Acks below the lowest unsettled tag go out as one ack(multiple).
+    std::set<std::uint64_t> unsettled;
+    std::vector<std::uint64_t> acks;
 };
 
 enum class Settlement { ack, reject_requeue, reject_drop };
@@ -122,6 +127,7 @@ private:
 
     void run();
     void run_commands();
+    void send_acks();
     void read_frames();
     void dispatch(const amqp_frame_t &frame);
     void wait_for_input();
@@ -140,10 +146,13 @@ private:
     std::uint16_t next_channel_ = 3;        // 1: declarations, 2: publishing
     bool blocked_ = false;                  // connection.blocked by the broker
     std::string last_error_;
+    // The last poll saw input on the socket, or did not look: read_frames() may read it.
+    bool socket_readable_ = true;
 
     mutable std::mutex mutex_;  // guards the fields below
     std::deque<Command> commands_;
     std::optional<Error> failed_;  // set when closed or when reconnecting gave up
+    bool io_waiting_ = false;      // the I/O thread sleeps in poll: post() must wake it
     ConnectionCounters counters_;
 
     int wakeup_fd_ = -1;  // eventfd: commands posted or close requested

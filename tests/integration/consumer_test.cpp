@@ -41,6 +41,25 @@ TEST_F(Consuming, TheBrokerHoldsBackWhatIsBeyondThePrefetch) {
     counts_become(config.name, 2, 2);
 }
 
+// Acks are coalesced into one ack(multiple) where that is safe: never over a job that
+// an earlier delivery still holds.
+TEST_F(Consuming, AcksAfterAnUnsettledJobLeaveThatJobUnacknowledged) {
+    constexpr int jobs = 12;
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = jobs; });
+    for (int i = 0; i < jobs; ++i) producer_->enqueue(job(config.name));
+    auto consumer = backend_->consume(config.name);
+    std::vector<std::unique_ptr<queuey::Delivery>> held;
+    for (int i = 0; i < jobs; ++i) {
+        held.push_back(consumer->next(5s));
+        ASSERT_TRUE(held.back()) << "delivery " << i;
+    }
+    // Settled back to back, most of these acks reach the I/O thread in one turn.
+    for (int i = jobs - 1; i >= 1; --i) held[i]->ack();
+    counts_become(config.name, 0, 1);  // the first job is still held
+    held[0]->ack();
+    counts_become(config.name, 0, 0);
+}
+
 TEST_F(Consuming, ADroppedDeliveryComesBack) {
     const auto config = declare_queue();
     const queuey::Envelope env = job(config.name);

@@ -1,0 +1,3 @@
+module queuey.invalid/queuey
+
+go 1.22

@@ -1,0 +1,79 @@
+package queuey
+
+// #include <queuey/queuey.h>
+import "C"
+
+import (
+	"math"
+	"time"
+)
+
+// QueueConfig configures a logical queue q: on RabbitMQ the queues q, q.dead and the
+// hold queues q.deferred.{ttl_ms}. NewQueueConfig fills in the defaults.
+type QueueConfig struct {
+	Name string // non-empty, at most 235 bytes
+	// Durable: q and its hold queues survive a broker restart (q.dead always does).
+	Durable bool
+	// MaxPriority is x-max-priority, 1 to 255, or 0 for a queue without priorities.
+	MaxPriority uint8
+	// MessageTTL is the work queue's x-message-ttl; 0: none.
+	MessageTTL time.Duration
+	// Prefetch is how many unacknowledged deliveries a consumer holds, 1 to 65535.
+	Prefetch uint16
+	// DelayGranularity is the step delays are rounded up to (0 counts as 1 ms).
+	DelayGranularity time.Duration
+	// Retry is the queue's own retry policy, or nil.
+	Retry *RetryPolicy
+}
+
+// NewQueueConfig is a configuration with queuey's defaults: durable, max priority 10,
+// no message TTL, prefetch 16, delays rounded up to whole seconds, no retry policy.
+func NewQueueConfig(name string) QueueConfig {
+	return QueueConfig{Name: name, Durable: true, MaxPriority: 10, Prefetch: 16, DelayGranularity: time.Second}
+}
+
+// withQueueConfig runs f with the C form of cfg, freed afterwards.
+func withQueueConfig(cfg QueueConfig, f func(p *C.qy_queue_config) error) error {
+	var args cArgs
+	defer args.free()
+	name := args.str("queue name", cfg.Name)
+	ttl := int64(args.millis("message TTL", cfg.MessageTTL, math.MaxInt64))
+	granularity := args.millis("delay granularity", cfg.DelayGranularity, maxUint32Ms)
+	if args.err != nil {
+		return args.err
+	}
+	if cfg.MessageTTL == 0 {
+		ttl = -1 // none
+	}
+	var p *C.qy_queue_config
+	if err := call(func(err **C.qy_error) C.qy_status { return C.qy_queue_config_new(name, &p, err) }); err != nil {
+		return err
+	}
+	defer C.qy_queue_config_free(p)
+	setters := []func(err **C.qy_error) C.qy_status{
+		func(err **C.qy_error) C.qy_status { return C.qy_queue_config_set_durable(p, cBool(cfg.Durable), err) },
+		func(err **C.qy_error) C.qy_status {
+			return C.qy_queue_config_set_max_priority(p, C.uint8_t(cfg.MaxPriority), err)
+		},
+		func(err **C.qy_error) C.qy_status {
+			return C.qy_queue_config_set_message_ttl_ms(p, C.int64_t(ttl), err)
+		},
+		func(err **C.qy_error) C.qy_status {
+			return C.qy_queue_config_set_prefetch(p, C.uint16_t(cfg.Prefetch), err)
+		},
+		func(err **C.qy_error) C.qy_status {
+			return C.qy_queue_config_set_delay_granularity_ms(p, C.uint32_t(granularity), err)
+		},
+	}
+	for _, set := range setters {
+		if err := call(set); err != nil {
+			return err
+		}
+	}
+	if err := withPolicy(cfg.Retry, func(policy *C.qy_retry_policy) error {
+		return call(func(err **C.qy_error) C.qy_status { return C.qy_queue_config_set_retry_policy(p, policy, err) })
+	}); err != nil {
+		return err
+	}
+	return f(p)
+}
