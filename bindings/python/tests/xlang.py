@@ -63,8 +63,9 @@ class Work:
         head = {"impl": "python", "job_id": job.job_id, "job_type": job.job_type,
                 "attempt": job.attempt, "deferrals": job.deferrals, "priority": job.priority}
         # The payload goes out as the JSON text it arrived as, digit for digit.
-        line = (json.dumps(head)[:-1] + ', "payload": ' + job.payload_json + ', "outcome": '
-                + json.dumps(OUTCOME_NAMES.get(type(outcome), "ok")) + "}")
+        outcome_name = json.dumps(OUTCOME_NAMES.get(type(outcome), "ok"))
+        line = (json.dumps(head, separators=(",", ":"))[:-1] + ',"payload":' + job.payload_json
+                + ',"outcome":' + outcome_name + "}")
         with self.lock:
             print(line, flush=True)
             self.handled += 1
