@@ -1,4 +1,5 @@
 """Producer and Worker against a real RabbitMQ (the `broker` fixture of conftest.py)."""
+import json
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import urllib.parse
 import pytest
 
 import queuey
-from conftest import REPO
+from conftest import HERE, REPO
 from workers import run_until
 
 
@@ -158,3 +159,27 @@ def test_examples_run(broker_url):
                             capture_output=True, text=True, timeout=60)
     assert worked.returncode == 0, worked.stderr
     assert worked.stdout.count("sent ") == 6
+
+
+def test_xlang_cli_runs_every_contract_handler(broker_url, queue_name):
+    xlang = [sys.executable, str(HERE / "xlang.py")]
+    common = ["--url", broker_url, "--queue", queue_name]
+    types = ["ok", "retry-once", "always-retry", "fatal", "defer-once"]
+    for job_type in types:
+        enqueued = subprocess.run(xlang + ["enqueue"] + common + [
+            "--type", job_type, "--payload", f'{{"type": "{job_type}", "n": 1.50}}'],
+            capture_output=True, text=True, timeout=60)
+        assert enqueued.returncode == 0, enqueued.stderr
+    worked = subprocess.run(xlang + ["work"] + common + ["--handled", "9", "--timeout-s", "30"],
+                            capture_output=True, text=True, timeout=60)
+    assert worked.returncode == 0, worked.stderr
+    lines = [json.loads(line) for line in worked.stdout.splitlines()]
+    assert all(line["impl"] == "python" and line["payload"]["type"] == line["job_type"]
+               for line in lines)
+    assert sorted((l["job_type"], l["attempt"], l["deferrals"], l["priority"], l["outcome"])
+                  for l in lines) == sorted([
+        ("ok", 1, 0, 0, "ok"), ("retry-once", 1, 0, 0, "retry"), ("retry-once", 2, 0, 0, "ok"),
+        ("always-retry", 1, 0, 0, "retry"), ("always-retry", 2, 0, 0, "retry"),
+        ("always-retry", 3, 0, 0, "retry"), ("fatal", 1, 0, 0, "fatal"),
+        ("defer-once", 1, 0, 0, "defer"), ("defer-once", 1, 1, 10, "ok")])
+    assert '"n":1.50' in worked.stdout  # the payload as it was sent, digit for digit
