@@ -104,3 +104,15 @@ def test_a_payload_nested_deeper_than_128_is_malformed_for_the_rust_crate(
     letter = take(c_impl, "dead", url, queue)
     assert letter["headers"]["x-death-reason"] == "malformed envelope"
     assert letter["body"]["payload"] == json.loads(deep)
+
+
+def test_a_redelivered_job_is_charged_a_lost_attempt_by_queuey_only(side, c_impl, url, queue):
+    """A consumer that took the job and vanished (a crashed worker): queuey counts the
+    lost run as failed attempt 1 and runs attempt 2 after the backoff (docs/worker.md);
+    the Rust crate runs the redelivery as attempt 1 again, so a job that kills its
+    worker comes back for ever there (docs/interop.md)."""
+    job_id = enqueue(side, url, queue, "ok")
+    c_impl.run("get", "--url", url, "--queue", queue, "--count", "1", "--requeue", "1")
+    [line] = work(side, url, queue, 1)
+    assert line["job_id"] == job_id
+    assert line["attempt"] == (1 if side.name == "rust" else 2)

@@ -146,3 +146,12 @@ def test_rust_on_queuey_malformed_vectors(rust_impl, row):
     else:
         assert done.returncode == 1, f"the crate accepts {name}: {done.stdout!r}"
         assert done.stderr.startswith(b"xlang-rust: decode: ")
+
+
+def test_rust_respells_payload_numbers(rust_impl, c_impl):
+    """Same values, other text: the crate writes numbers as serde_json prints an i64,
+    u64 or f64 (an integer -0 becomes the double -0.0); queuey keeps the digits."""
+    source = str(BODIES / "payload_numbers_verbatim.json")
+    assert b'"a":1.5,"b":100000.0,"c":-0.0,"d":0.001,"e":25000000000.0' in \
+        rust_impl.run("codec", source).stdout
+    assert b'"a":1.50,"b":1E5,"c":-0,"d":0.1e-2,"e":2.5E+10' in c_impl.run("codec", source).stdout

@@ -63,7 +63,8 @@ int xlang_codec(int argc, char **argv) {
     }
     status = qy_envelope_from_bytes(data, len, &env, &err);
     if (status == QY_OK && argc == 2) status = transition(env, argv[1], &next, &err);
-    if (status == QY_OK) status = qy_envelope_to_bytes(next != NULL ? next : env, &body, &len, &err);
+    if (status == QY_OK)
+        status = qy_envelope_to_bytes(next != NULL ? next : env, &body, &len, &err);
     if (status == QY_OK)
         fwrite(body, 1, len, stdout);
     else if (err != NULL)

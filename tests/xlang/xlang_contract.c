@@ -60,8 +60,7 @@ int xlang_enqueue(int argc, char **argv) {
         failed("envelope", qy_envelope_new(type, queue, payload, strlen(payload), &env, &err),
                &err) ||
         (correlation_id != NULL &&
-         failed("correlation id", qy_envelope_set_correlation_id(env, correlation_id, &err),
-                &err)))
+         failed("correlation id", qy_envelope_set_correlation_id(env, correlation_id, &err), &err)))
         goto done;
     if (xlang_arg(&args, "after-ms") != NULL)
         status = qy_producer_enqueue_after(producer, env, after_ms, &err);
@@ -152,8 +151,7 @@ static void *watch(void *arg) {
 
 int xlang_work(int argc, char **argv) {
     static const char *const known[] = {"url", "queue", "handled", "timeout-s", NULL};
-    static const char *const types[] = {"ok", "retry-once", "always-retry", "fatal",
-                                        "defer-once"};
+    static const char *const types[] = {"ok", "retry-once", "always-retry", "fatal", "defer-once"};
     struct xlang_args args;
     const char *url, *queue;
     struct progress progress = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL};
@@ -177,10 +175,10 @@ int xlang_work(int argc, char **argv) {
         failed("retry", qy_worker_set_queue_retry(worker, queue, retry, &err), &err))
         goto done;
     for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
-        if (failed("register",
-                   qy_worker_register(worker, types[i], contract_handler, &progress, NULL, NULL,
-                                      &err),
-                   &err))
+        if (failed(
+                "register",
+                qy_worker_register(worker, types[i], contract_handler, &progress, NULL, NULL, &err),
+                &err))
             goto done;
     progress.worker = worker;
     if (progress.wanted == 0) qy_worker_shutdown(worker);

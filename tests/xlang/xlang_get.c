@@ -25,19 +25,19 @@ static int amqp_failed(const char *what, amqp_rpc_reply_t reply) {
 
 static void print_value(const amqp_field_value_t *v) {
     switch (v->kind) {
-    case AMQP_FIELD_KIND_UTF8:
-    case AMQP_FIELD_KIND_BYTES:
-        xlang_json_string(stdout, v->value.bytes.bytes, v->value.bytes.len);
-        break;
-    case AMQP_FIELD_KIND_I8: printf("%d", v->value.i8); break;
-    case AMQP_FIELD_KIND_U8: printf("%u", v->value.u8); break;
-    case AMQP_FIELD_KIND_I16: printf("%d", v->value.i16); break;
-    case AMQP_FIELD_KIND_U16: printf("%u", v->value.u16); break;
-    case AMQP_FIELD_KIND_I32: printf("%ld", (long)v->value.i32); break;
-    case AMQP_FIELD_KIND_U32: printf("%lu", (unsigned long)v->value.u32); break;
-    case AMQP_FIELD_KIND_I64: printf("%lld", (long long)v->value.i64); break;
-    case AMQP_FIELD_KIND_U64: printf("%llu", (unsigned long long)v->value.u64); break;
-    default: printf("\"(field kind %c)\"", (char)v->kind); break;
+        case AMQP_FIELD_KIND_UTF8:
+        case AMQP_FIELD_KIND_BYTES:
+            xlang_json_string(stdout, v->value.bytes.bytes, v->value.bytes.len);
+            break;
+        case AMQP_FIELD_KIND_I8: printf("%d", v->value.i8); break;
+        case AMQP_FIELD_KIND_U8: printf("%u", v->value.u8); break;
+        case AMQP_FIELD_KIND_I16: printf("%d", v->value.i16); break;
+        case AMQP_FIELD_KIND_U16: printf("%u", v->value.u16); break;
+        case AMQP_FIELD_KIND_I32: printf("%ld", (long)v->value.i32); break;
+        case AMQP_FIELD_KIND_U32: printf("%lu", (unsigned long)v->value.u32); break;
+        case AMQP_FIELD_KIND_I64: printf("%lld", (long long)v->value.i64); break;
+        case AMQP_FIELD_KIND_U64: printf("%llu", (unsigned long long)v->value.u64); break;
+        default: printf("\"(field kind %c)\"", (char)v->kind); break;
     }
 }
 
@@ -84,8 +84,10 @@ static void print_message(const amqp_message_t *msg) {
     fflush(stdout);
 }
 
-/* Gets one message from queue; 1 got one, 0 the queue was empty, -1 an error. */
-static int get_one(amqp_connection_state_t conn, const char *queue) {
+/* Gets one message from queue, acknowledged unless keep (then the connection's close
+   hands it back, marked redelivered, as a crashed consumer would); 1 got one, 0 the
+   queue was empty, -1 an error. */
+static int get_one(amqp_connection_state_t conn, const char *queue, int keep) {
     amqp_message_t msg;
     amqp_rpc_reply_t reply = amqp_basic_get(conn, 1, amqp_cstring_bytes(queue), 0);
     int got = -1;
@@ -98,19 +100,19 @@ static int get_one(amqp_connection_state_t conn, const char *queue) {
     if (!amqp_failed("reading the message", amqp_read_message(conn, 1, &msg, 0))) {
         print_message(&msg);
         amqp_destroy_message(&msg);
-        got = amqp_basic_ack(conn, 1, tag, 0) == AMQP_STATUS_OK ? 1 : -1;
+        got = keep || amqp_basic_ack(conn, 1, tag, 0) == AMQP_STATUS_OK ? 1 : -1;
     }
     amqp_maybe_release_buffers(conn);
     return got;
 }
 
-/* Takes --count messages off --queue + suffix. */
+/* Takes --count messages off --queue + suffix (--requeue 1: hands them back). */
 static int take(int argc, char **argv, const char *suffix) {
-    static const char *const known[] = {"url", "queue", "count", "timeout-s", NULL};
+    static const char *const known[] = {"url", "queue", "count", "timeout-s", "requeue", NULL};
     struct xlang_args args;
     struct amqp_connection_info info;
     const char *url, *queue;
-    uint64_t count = 0, timeout_s = 0, got = 0;
+    uint64_t count = 0, timeout_s = 0, got = 0, requeue = 0;
     char *url_copy = NULL, source[300];
     amqp_connection_state_t conn = amqp_new_connection();
     amqp_socket_t *socket = amqp_tcp_socket_new(conn);
@@ -120,7 +122,9 @@ static int take(int argc, char **argv, const char *suffix) {
 
     if (xlang_parse_args(argc, argv, known, &args) || !(url = xlang_required(&args, "url")) ||
         !(queue = xlang_required(&args, "queue")) || !xlang_required(&args, "count") ||
-        xlang_number(&args, "count", 0, &count) || xlang_number(&args, "timeout-s", 30, &timeout_s))
+        xlang_number(&args, "count", 0, &count) ||
+        xlang_number(&args, "timeout-s", 30, &timeout_s) ||
+        xlang_number(&args, "requeue", 0, &requeue))
         goto done;
     snprintf(source, sizeof source, "%s%s", queue, suffix);
     url_copy = strdup(url); /* amqp_parse_url writes into its input */
@@ -138,7 +142,7 @@ static int take(int argc, char **argv, const char *suffix) {
     logged_in = 1;
     amqp_channel_open(conn, 1);
     if (amqp_failed("channel.open", amqp_get_rpc_reply(conn))) goto done;
-    while (got < count && (step = get_one(conn, source)) >= 0) {
+    while (got < count && (step = get_one(conn, source, requeue != 0)) >= 0) {
         got += (uint64_t)step;
         if (step == 0) {
             if (time(NULL) - deadline_base >= (time_t)timeout_s) break;
@@ -147,8 +151,7 @@ static int take(int argc, char **argv, const char *suffix) {
     }
     if (got < count && step >= 0)
         fprintf(stderr, "xlang_c: get: timed out after %llu s with %llu of %llu messages\n",
-                (unsigned long long)timeout_s, (unsigned long long)got,
-                (unsigned long long)count);
+                (unsigned long long)timeout_s, (unsigned long long)got, (unsigned long long)count);
     rc = got == count ? 0 : 1;
 done:
     if (logged_in) amqp_connection_close(conn, AMQP_REPLY_SUCCESS);

@@ -27,8 +27,7 @@ const char *xlang_required(const struct xlang_args *args, const char *name);
 
 /* Stores the number given as --name (fallback when absent) in *out. Returns 0, or 1
    after printing why the value is not a non-negative integer. */
-int xlang_number(const struct xlang_args *args, const char *name, uint64_t fallback,
-                 uint64_t *out);
+int xlang_number(const struct xlang_args *args, const char *name, uint64_t fallback, uint64_t *out);
 
 /* Writes data as a JSON string literal (quotes included); bytes of 0x80 and above are
    copied as they are, so UTF-8 stays UTF-8. */

@@ -27,7 +27,8 @@ impl Args {
     }
 
     pub fn required(&self, name: &str) -> Result<&str, String> {
-        self.get(name).ok_or_else(|| format!("--{name} is required"))
+        self.get(name)
+            .ok_or_else(|| format!("--{name} is required"))
     }
 
     /// The number given as `--name`, or `default` when it is absent.

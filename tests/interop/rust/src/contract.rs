@@ -31,7 +31,9 @@ impl QueueSet for XQueues {
         &[XQueues::Main]
     }
     fn name(&self) -> &'static str {
-        QUEUE_NAME.get().expect("the queue name is set before any queue is used")
+        QUEUE_NAME
+            .get()
+            .expect("the queue name is set before any queue is used")
     }
     fn config(&self) -> QueueConfig {
         QueueConfig::new(self.name()) // the crate's defaults, as the contract asks
@@ -113,7 +115,10 @@ enum Schedule {
 
 impl Schedule {
     fn parse(args: &Args) -> Result<Self, String> {
-        match (args.number("after-ms", None)?, args.number("defer-ms", None)?) {
+        match (
+            args.number("after-ms", None)?,
+            args.number("defer-ms", None)?,
+        ) {
             (Some(_), Some(_)) => Err("--after-ms and --defer-ms exclude each other".into()),
             (Some(ms), None) => Ok(Self::After(Duration::from_millis(ms))),
             (None, Some(ms)) => Ok(Self::Deferred(Duration::from_millis(ms))),
@@ -137,7 +142,15 @@ impl Schedule {
 pub fn enqueue(argv: &[String]) -> Result<(), String> {
     let args = Args::parse(
         argv,
-        &["url", "queue", "type", "payload", "after-ms", "defer-ms", "correlation-id"],
+        &[
+            "url",
+            "queue",
+            "type",
+            "payload",
+            "after-ms",
+            "defer-ms",
+            "correlation-id",
+        ],
     )?;
     set_queue(args.required("queue")?)?;
     let job_type = args.required("type")?;
@@ -148,7 +161,11 @@ pub fn enqueue(argv: &[String]) -> Result<(), String> {
     let url = args.required("url")?;
 
     runtime()?.block_on(async move {
-        let backend = Arc::new(RabbitMqBackend::connect(url).await.map_err(|e| e.to_string())?);
+        let backend = Arc::new(
+            RabbitMqBackend::connect(url)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
         let producer = Producer::<XQueues, _>::new(backend.clone())
             .await
             .map_err(|e| e.to_string())?;
@@ -217,7 +234,10 @@ struct Contract<J> {
 
 impl<J> Contract<J> {
     fn new(state: Arc<State>) -> Self {
-        Self { state, _job: PhantomData }
+        Self {
+            state,
+            _job: PhantomData,
+        }
     }
 }
 
@@ -227,12 +247,17 @@ impl<J: XJob> JobHandler for Contract<J> {
 
     async fn handle(&self, job: J, ctx: JobContext) -> Result<(), JobError> {
         let (outcome, result) = match J::NAME {
-            "retry-once" if ctx.attempt == 1 => ("retry", Err(JobError::retryable_msg("xlang retry"))),
+            "retry-once" if ctx.attempt == 1 => {
+                ("retry", Err(JobError::retryable_msg("xlang retry")))
+            }
             "always-retry" => ("retry", Err(JobError::retryable_msg("xlang retry"))),
             "fatal" => ("fatal", Err(JobError::fatal_msg("xlang fatal"))),
             "defer-once" if ctx.deferrals == 0 => (
                 "defer",
-                Err(JobError::deferred_msg(Duration::from_millis(1000), "xlang defer")),
+                Err(JobError::deferred_msg(
+                    Duration::from_millis(1000),
+                    "xlang defer",
+                )),
             ),
             _ => ("ok", Ok(())),
         };
@@ -244,16 +269,31 @@ impl<J: XJob> JobHandler for Contract<J> {
 pub fn work(argv: &[String]) -> Result<(), String> {
     let args = Args::parse(argv, &["url", "queue", "handled", "timeout-s"])?;
     set_queue(args.required("queue")?)?;
-    let wanted = args.number("handled", None)?.ok_or("--handled is required")?;
+    let wanted = args
+        .number("handled", None)?
+        .ok_or("--handled is required")?;
     let timeout = Duration::from_secs(args.number("timeout-s", Some(60))?.unwrap_or(60));
     let url = args.required("url")?.to_owned();
-    let state = Arc::new(State { wanted, handled: AtomicU64::new(0), handle: OnceLock::new() });
+    let state = Arc::new(State {
+        wanted,
+        handled: AtomicU64::new(0),
+        handle: OnceLock::new(),
+    });
 
     runtime()?.block_on(async move {
-        let backend = Arc::new(RabbitMqBackend::connect(&url).await.map_err(|e| e.to_string())?);
-        let builder = Worker::<XQueues, _>::builder(backend.clone())
-            .retry_override(XQueues::Main, RetryPolicy::fixed(3, Duration::from_millis(1000)));
-        let worker = with_handlers(builder, &state).build().await.map_err(|e| e.to_string())?;
+        let backend = Arc::new(
+            RabbitMqBackend::connect(&url)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+        let builder = Worker::<XQueues, _>::builder(backend.clone()).retry_override(
+            XQueues::Main,
+            RetryPolicy::fixed(3, Duration::from_millis(1000)),
+        );
+        let worker = with_handlers(builder, &state)
+            .build()
+            .await
+            .map_err(|e| e.to_string())?;
         let handle = worker.handle();
         let _ = state.handle.set(handle.clone());
         if wanted == 0 {

@@ -20,7 +20,9 @@ pub fn codec(argv: &[String]) -> Result<(), String> {
     let env = apply(&env, transition)?;
     let body = env.to_bytes().map_err(|e| format!("encode: {e}"))?;
     let mut out = std::io::stdout().lock();
-    out.write_all(&body).and_then(|()| out.flush()).map_err(|e| e.to_string())
+    out.write_all(&body)
+        .and_then(|()| out.flush())
+        .map_err(|e| e.to_string())
 }
 
 fn apply(env: &Envelope, transition: Option<&str>) -> Result<Envelope, String> {
@@ -42,7 +44,9 @@ fn seed() -> Envelope {
         "myapp.emails",
         json!({ "to": "a@b.c", "body": "hi" }),
     );
-    env.job_id = "0d8f9c22-5e3b-4f1a-9c77-2b1a6f0e3d44".parse().expect("a valid UUID");
+    env.job_id = "0d8f9c22-5e3b-4f1a-9c77-2b1a6f0e3d44"
+        .parse()
+        .expect("a valid UUID");
     env.attempt = 2;
     env.enqueued_at_ms = 1_757_846_400_123;
     env
@@ -66,7 +70,10 @@ fn bodies() -> Vec<(&'static str, Envelope)> {
     max.enqueued_at_ms = u64::MAX;
     vec![
         ("seed", seed()),
-        ("correlation_id", seed().with_correlation_id("req-42 \"quoted\"")),
+        (
+            "correlation_id",
+            seed().with_correlation_id("req-42 \"quoted\""),
+        ),
         ("next_attempt", seed().next_attempt()),
         ("deferred_10", seed().deferred(10)),
         ("deferred_then_retried", seed().deferred(10).next_attempt()),
