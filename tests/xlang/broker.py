@@ -25,8 +25,12 @@ def broker_url() -> str:
     url = os.environ.get("QUEUEY_TEST_URL")
     if url:
         return url
-    source = Path(os.environ["QUEUEY_SOURCE_ROOT"])
-    directory = Path(os.environ["QUEUEY_BUILD_ROOT"]) / "integration-broker"
+    build = os.environ.get("QUEUEY_BUILD_ROOT")
+    if not build:
+        raise RuntimeError("no broker: set QUEUEY_TEST_URL, or "
+                           "QUEUEY_BUILD_ROOT for a private one (meson test sets it)")
+    source = Path(os.environ.get("QUEUEY_SOURCE_ROOT") or Path(__file__).resolve().parents[2])
+    directory = Path(build) / "integration-broker"
     script = os.environ.get("QUEUEY_TEST_BROKER_SCRIPT") or str(source / "scripts" / "broker")
     done = subprocess.run([script, "start", str(directory)], capture_output=True, text=True)
     if done.returncode != 0:

@@ -22,14 +22,21 @@ def enqueue(producer, url, queue, job_type, *extra, payload=PAYLOAD):
     return job_id
 
 
-def work(worker, url, queue, handled, timeout_s=30):
+def work(worker, url, queue, handled, *extra, timeout_s=30):
     return worker.json_lines("work", "--url", url, "--queue", queue, "--handled", str(handled),
-                             "--timeout-s", str(timeout_s), timeout=timeout_s + 30)
+                             "--timeout-s", str(timeout_s), *extra, timeout=timeout_s + 30)
 
 
 def dead_letters(c_impl, url, queue, count):
     return c_impl.json_lines("dead", "--url", url, "--queue", queue, "--count", str(count),
                              "--timeout-s", "10")
+
+
+def assert_drained(c_impl, url, queue):
+    """Nothing is left in q: every job the worker ran was settled (none handed back)."""
+    left = c_impl.run("get", "--url", url, "--queue", queue, "--count", "1", "--timeout-s", "0",
+                      check=False)
+    assert left.returncode == 1 and left.stdout == b"", left.stdout
 
 
 def counters(lines):
@@ -65,15 +72,17 @@ def test_ok(producer, worker, c_impl, url, queue):
     lines = work(worker, url, queue, 1)
     assert_lines_of(lines, worker, job_id, "ok")
     assert counters(lines) == [(1, 0, 0, "ok")]
+    assert_drained(c_impl, url, queue)
 
 
-def test_retry_once_runs_the_next_attempt_after_the_backoff(producer, worker, url, queue):
+def test_retry_once_runs_the_next_attempt_after_the_backoff(producer, worker, c_impl, url, queue):
     job_id = enqueue(producer, url, queue, "retry-once")
     started = time.monotonic()
     lines = work(worker, url, queue, 2)
     assert time.monotonic() - started >= 1.0  # fixed backoff of 1000 ms, never early
     assert_lines_of(lines, worker, job_id, "retry-once")
     assert counters(lines) == [(1, 0, 0, "retry"), (2, 0, 0, "ok")]
+    assert_drained(c_impl, url, queue)
 
 
 def test_always_retry_ends_dead_lettered(producer, worker, c_impl, url, queue):
@@ -84,6 +93,7 @@ def test_always_retry_ends_dead_lettered(producer, worker, c_impl, url, queue):
     [letter] = dead_letters(c_impl, url, queue, 1)
     assert_dead_letter(letter, job_id, queue,
                        "max attempts (3) exhausted after attempt 3: xlang retry", 3)
+    assert_drained(c_impl, url, queue)
 
 
 def test_fatal_is_dead_lettered_at_once(producer, worker, c_impl, url, queue):
@@ -93,16 +103,18 @@ def test_fatal_is_dead_lettered_at_once(producer, worker, c_impl, url, queue):
     assert counters(lines) == [(1, 0, 0, "fatal")]
     [letter] = dead_letters(c_impl, url, queue, 1)
     assert_dead_letter(letter, job_id, queue, "fatal error: xlang fatal", 1)
+    assert_drained(c_impl, url, queue)
 
 
 def test_defer_once_comes_back_at_top_priority_without_spending_an_attempt(
-        producer, worker, url, queue):
+        producer, worker, c_impl, url, queue):
     job_id = enqueue(producer, url, queue, "defer-once")
     started = time.monotonic()
     lines = work(worker, url, queue, 2)
     assert time.monotonic() - started >= 1.0
     assert_lines_of(lines, worker, job_id, "defer-once")
     assert counters(lines) == [(1, 0, 0, "defer"), (1, 1, MAX_PRIORITY, "ok")]
+    assert_drained(c_impl, url, queue)
 
 
 def test_enqueue_after_arrives_late_at_priority_zero(producer, worker, url, queue):
@@ -165,3 +177,26 @@ def test_payload_text_survives_unless_the_rust_crate_reencodes_it(
         assert payload == [("a", "1.8446744073709552e+19"), ("m", "1.5"), ("z", "1")]
     else:
         assert payload == [("z", "1"), ("a", "18446744073709551616"), ("m", "1.50")]
+
+
+def test_retries_and_deferrals_cross_from_one_worker_to_the_other(
+        producer, worker, c_impl, url, queue):
+    """The first implementation enqueues and runs attempt 1 (it retries or defers), the
+    second runs what comes back: its counters are the ones the first one published."""
+    cases = {
+        "retry-once": [(2, 0, 0, "ok")],
+        "defer-once": [(1, 1, MAX_PRIORITY, "ok")],
+        "always-retry": [(2, 0, 0, "retry"), (3, 0, 0, "retry")],
+    }
+    first_outcome = {"retry-once": "retry", "defer-once": "defer", "always-retry": "retry"}
+    for job_type, rest in cases.items():
+        q = f"{queue}.{job_type}"
+        job_id = enqueue(producer, url, q, job_type)
+        first = work(producer, url, q, 1)
+        assert counters(first) == [(1, 0, 0, first_outcome[job_type])]
+        then = work(worker, url, q, len(rest))
+        assert_lines_of(then, worker, job_id, job_type)
+        assert counters(then) == rest
+    [letter] = dead_letters(c_impl, url, f"{queue}.always-retry", 1)
+    assert_dead_letter(letter, job_id, f"{queue}.always-retry",
+                       "max attempts (3) exhausted after attempt 3: xlang retry", 3)

@@ -116,3 +116,19 @@ def test_a_redelivered_job_is_charged_a_lost_attempt_by_queuey_only(side, c_impl
     [line] = work(side, url, queue, 1)
     assert line["job_id"] == job_id
     assert line["attempt"] == (1 if side.name == "rust" else 2)
+
+
+def test_a_shutdown_from_the_last_handler_still_settles_its_job(side, c_impl, url, queue):
+    """queuey's shutdown runs and settles what the worker received (docs/worker.md). The
+    crate's closes the consumer channel first: the job's dead-letter publish goes out
+    but its ack fails, and the broker hands the job out again (docs/interop.md)."""
+    job_id = enqueue(side, url, queue, "fatal")
+    extra = ("--shutdown-in-handler", "1") if side.name == "rust" else ()
+    work(side, url, queue, 1, *extra)
+    assert take(c_impl, "dead", url, queue)["body"]["job_id"] == job_id
+    left = c_impl.run("get", "--url", url, "--queue", queue, "--count", "1", "--timeout-s", "2",
+                      check=False)
+    if side.name == "rust":
+        assert left.returncode == 0 and json.loads(left.stdout)["body"]["job_id"] == job_id
+    else:
+        assert left.returncode == 1 and left.stdout == b""

@@ -15,7 +15,7 @@ use queuey::prelude::*;
 use queuey::Envelope;
 use serde_json::{json, Value};
 
-use crate::args::Args;
+use crate::{args::Args, observed::Observed};
 
 /// The crate's queues are static (`QueueSet::name` returns `&'static str`); the contract
 /// names the queue at run time, so the one queue of this set takes its name from here.
@@ -81,10 +81,11 @@ macro_rules! xjob {
                 _ => None,
             }
         }
+        const CONTRACT_TYPES: &[&str] = &[$($name),*];
         fn with_handlers(
-            builder: WorkerBuilder<XQueues, RabbitMqBackend>,
+            builder: WorkerBuilder<XQueues, Observed<RabbitMqBackend>>,
             state: &Arc<State>,
-        ) -> WorkerBuilder<XQueues, RabbitMqBackend> {
+        ) -> WorkerBuilder<XQueues, Observed<RabbitMqBackend>> {
             builder$(.handler(Contract::<$ty>::new(state.clone())))*
         }
     };
@@ -206,11 +207,14 @@ async fn enqueue_raw(
 struct State {
     wanted: u64,
     handled: AtomicU64,
+    settled: AtomicU64,
+    /// Shut down from the last handler, with its job still to settle (`--shutdown-in-handler`).
+    shutdown_in_handler: bool,
     handle: OnceLock<WorkerHandle>,
 }
 
 impl State {
-    /// Prints the invocation's line and shuts the worker down after the last one.
+    /// Prints the invocation's line.
     fn report(&self, ctx: &JobContext, payload: &Value, outcome: &str) {
         let line = json!({
             "impl": "rust", "job_id": ctx.job_id.to_string(), "job_type": ctx.job_type,
@@ -219,10 +223,23 @@ impl State {
         });
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}").and_then(|()| out.flush());
-        if self.handled.fetch_add(1, Ordering::SeqCst) + 1 == self.wanted {
-            if let Some(handle) = self.handle.get() {
-                handle.shutdown();
-            }
+        let handled = self.handled.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.shutdown_in_handler && handled == self.wanted {
+            self.shutdown();
+        }
+    }
+
+    /// Counts a settled delivery of a contract job type (each had one invocation).
+    fn settled(&self, envelope: &Envelope) {
+        let invoked = CONTRACT_TYPES.contains(&envelope.job_type.as_str());
+        if invoked && self.settled.fetch_add(1, Ordering::SeqCst) + 1 == self.wanted {
+            self.shutdown();
+        }
+    }
+
+    fn shutdown(&self) {
+        if let Some(handle) = self.handle.get() {
+            handle.shutdown();
         }
     }
 }
@@ -267,7 +284,16 @@ impl<J: XJob> JobHandler for Contract<J> {
 }
 
 pub fn work(argv: &[String]) -> Result<(), String> {
-    let args = Args::parse(argv, &["url", "queue", "handled", "timeout-s"])?;
+    let args = Args::parse(
+        argv,
+        &[
+            "url",
+            "queue",
+            "handled",
+            "timeout-s",
+            "shutdown-in-handler",
+        ],
+    )?;
     set_queue(args.required("queue")?)?;
     let wanted = args
         .number("handled", None)?
@@ -277,6 +303,8 @@ pub fn work(argv: &[String]) -> Result<(), String> {
     let state = Arc::new(State {
         wanted,
         handled: AtomicU64::new(0),
+        settled: AtomicU64::new(0),
+        shutdown_in_handler: args.number("shutdown-in-handler", Some(0))? == Some(1),
         handle: OnceLock::new(),
     });
 
@@ -286,7 +314,9 @@ pub fn work(argv: &[String]) -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?,
         );
-        let builder = Worker::<XQueues, _>::builder(backend.clone()).retry_override(
+        let observer = state.clone();
+        let observed = Observed::new(backend.clone(), Arc::new(move |env| observer.settled(env)));
+        let builder = Worker::<XQueues, _>::builder(Arc::new(observed)).retry_override(
             XQueues::Main,
             RetryPolicy::fixed(3, Duration::from_millis(1000)),
         );
@@ -307,6 +337,9 @@ pub fn work(argv: &[String]) -> Result<(), String> {
             )),
             Ok(run) => {
                 run.map_err(|e| e.to_string())?;
+                if handle.settle_failures() > 0 {
+                    eprintln!("xlang-rust: {} settle failures", handle.settle_failures());
+                }
                 backend.close().await.map_err(|e| e.to_string())
             }
         }

@@ -1,16 +1,19 @@
 //! `xlang-rust`: the Rust side of queuey's interop tests.
 //!
 //!     xlang-rust enqueue --url URL --queue Q --type T --payload JSON [--after-ms N | --defer-ms N] [--correlation-id C]
-//!     xlang-rust work --url URL --queue Q --handled N [--timeout-s S]
+//!     xlang-rust work --url URL --queue Q --handled N [--timeout-s S] [--shutdown-in-handler 1]
 //!     xlang-rust codec FILE [next_attempt | deferred:P]
 //!     xlang-rust vectors DIR
 //!
-//! `enqueue` and `work` follow the shared contract (docs/interop.md); `codec` decodes a
+//! `enqueue` and `work` follow the shared contract (docs/interop.md); `work
+//! --shutdown-in-handler 1` asks for the shutdown from the last handler instead of after
+//! its job is settled, to show what the crate's shutdown does then; `codec` decodes a
 //! body with the crate's `Envelope::from_bytes`, applies a transition and prints what
 //! `Envelope::to_bytes` writes; `vectors` writes the golden bodies of tests/vectors/rust.
 
 mod args;
 mod contract;
+mod observed;
 mod vectors;
 
 use std::process::ExitCode;
