@@ -93,19 +93,6 @@ def test_the_longest_delay_and_queue_name_are_the_same_on_every_side(side, url, 
     assert done.returncode == 1 and done.stderr.strip()
 
 
-def test_a_payload_nested_deeper_than_128_is_malformed_for_the_rust_crate(
-        c_impl, rust_impl, url, queue):
-    """queuey takes any nesting (tests/vectors: payload_deep); serde_json stops at 128,
-    so a Rust worker treats such a body as a malformed envelope."""
-    deep = "[" * 129 + "]" * 129
-    enqueue(c_impl, url, queue, "ok", payload=deep)
-    known = enqueue(c_impl, url, queue, "ok")
-    assert [line["job_id"] for line in work(rust_impl, url, queue, 1)] == [known]
-    letter = take(c_impl, "dead", url, queue)
-    assert letter["headers"]["x-death-reason"] == "malformed envelope"
-    assert letter["body"]["payload"] == json.loads(deep)
-
-
 def test_a_redelivered_job_is_charged_a_lost_attempt_by_queuey_only(side, c_impl, url, queue):
     """A consumer that took the job and vanished (a crashed worker): queuey counts the
     lost run as failed attempt 1 and runs attempt 2 after the backoff (docs/worker.md);
