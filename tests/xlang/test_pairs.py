@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 PAYLOAD = {"to": "a@b.c", "n": 7, "nested": {"list": [1, "two", None, True]}}
 MAX_PRIORITY = 10  # the queue default on every side
 
@@ -117,22 +119,18 @@ def test_defer_once_comes_back_at_top_priority_without_spending_an_attempt(
     assert_drained(c_impl, url, queue)
 
 
-def test_enqueue_after_arrives_late_at_priority_zero(producer, worker, url, queue):
+@pytest.mark.parametrize("flag, priority", [("--after-ms", 0), ("--defer-ms", MAX_PRIORITY)],
+                         ids=["enqueue_after", "defer"])
+def test_a_delayed_enqueue_arrives_late_as_a_first_attempt(
+        producer, worker, c_impl, url, queue, flag, priority):
+    """enqueue_after arrives at priority 0, a producer's defer at the queue's maximum."""
     started = time.monotonic()
-    job_id = enqueue(producer, url, queue, "ok", "--after-ms", "1000")
+    job_id = enqueue(producer, url, queue, "ok", flag, "1000")
     lines = work(worker, url, queue, 1)
     assert time.monotonic() - started >= 1.0
     assert_lines_of(lines, worker, job_id, "ok")
-    assert counters(lines) == [(1, 0, 0, "ok")]
-
-
-def test_producer_defer_arrives_at_top_priority_as_a_first_attempt(producer, worker, url, queue):
-    started = time.monotonic()
-    job_id = enqueue(producer, url, queue, "ok", "--defer-ms", "1000")
-    lines = work(worker, url, queue, 1)
-    assert time.monotonic() - started >= 1.0
-    assert_lines_of(lines, worker, job_id, "ok")
-    assert counters(lines) == [(1, 0, MAX_PRIORITY, "ok")]
+    assert counters(lines) == [(1, 0, priority, "ok")]
+    assert_drained(c_impl, url, queue)
 
 
 def test_unknown_job_type_is_dead_lettered_by_the_worker(producer, worker, c_impl, url, queue):
