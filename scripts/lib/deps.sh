@@ -17,6 +17,7 @@ QUEUEY_DEB_PACKAGES=(
     abigail-tools                       # abidw / abidiff for the ABI check
     valgrind
     python3                             # scripts/lib/summary.py, bindings
+    python3-pytest                      # tests/xlang harness (suite interop) with Debian's python3
     rabbitmq-server amqp-tools          # private broker for integration tests (scripts/broker)
 )
 
