@@ -26,7 +26,8 @@ class Impl:
     name: str
     command: tuple[str, ...]
 
-    def run(self, *args: str, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
+    def run(self, *args: str, timeout: float = 120,
+            check: bool = True) -> subprocess.CompletedProcess:
         """Runs COMMAND ARGS; with check, fails the test with stderr on a non-zero exit."""
         done = subprocess.run([*self.command, *args], capture_output=True, timeout=timeout)
         if check and done.returncode != 0:

@@ -9,37 +9,8 @@ import json
 import time
 
 import pytest
-
-PAYLOAD = {"to": "a@b.c", "n": 7, "nested": {"list": [1, "two", None, True]}}
-MAX_PRIORITY = 10  # the queue default on every side
-
-
-def enqueue(producer, url, queue, job_type, *extra, payload=PAYLOAD):
-    """Enqueues payload (a value, or JSON text passed verbatim); returns the job id."""
-    text = payload if isinstance(payload, str) else json.dumps(payload)
-    out = producer.run("enqueue", "--url", url, "--queue", queue, "--type", job_type,
-                       "--payload", text, *extra).stdout.decode()
-    job_id = out.strip()
-    assert len(job_id) == 36 and job_id.count("-") == 4, f"not a job id: {out!r}"
-    return job_id
-
-
-def work(worker, url, queue, handled, *extra, timeout_s=30):
-    return worker.json_lines("work", "--url", url, "--queue", queue, "--handled", str(handled),
-                             "--timeout-s", str(timeout_s), *extra, timeout=timeout_s + 30)
-
-
-def dead_letters(c_impl, url, queue, count):
-    return c_impl.json_lines("dead", "--url", url, "--queue", queue, "--count", str(count),
-                             "--timeout-s", "10")
-
-
-def assert_drained(c_impl, url, queue):
-    """Nothing is left in q: every job the worker ran was settled (none handed back)."""
-    left = c_impl.run("get", "--url", url, "--queue", queue, "--count", "1", "--timeout-s", "0",
-                      check=False)
-    assert left.returncode == 1 and left.stdout == b"", left.stdout
-
+from steps import (MAX_PRIORITY, PAYLOAD, assert_drained, dead_letters, enqueue,
+                   work)
 
 def counters(lines):
     """(attempt, deferrals, priority, outcome) of each invocation line."""
@@ -77,7 +48,8 @@ def test_ok(producer, worker, c_impl, url, queue):
     assert_drained(c_impl, url, queue)
 
 
-def test_retry_once_runs_the_next_attempt_after_the_backoff(producer, worker, c_impl, url, queue):
+def test_retry_once_runs_the_next_attempt_after_the_backoff(
+        producer, worker, c_impl, url, queue):
     job_id = enqueue(producer, url, queue, "retry-once")
     started = time.monotonic()
     lines = work(worker, url, queue, 2)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from test_pairs import enqueue, work
-from test_sides import take
+from steps import enqueue, take, work
 
 
 def test_a_payload_nested_deeper_than_128_is_malformed_for_the_rust_crate(

@@ -7,19 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 
-from test_pairs import MAX_PRIORITY, PAYLOAD, enqueue, work
-
-# Headers that only queuey writes (docs/interop.md): the Rust crate has no such header.
-QUEUEY_ONLY_HEADERS = {"x-correlation-id"}
-
-
-def take(c_impl, command, url, queue):
-    [message] = c_impl.json_lines(command, "--url", url, "--queue", queue, "--count", "1",
-                                  "--timeout-s", "10")
-    return message
-
+from steps import MAX_PRIORITY, PAYLOAD, enqueue, take, work
 
 def expected_headers(side, attempt, deferrals, correlation_id):
+    """x-correlation-id is queuey's addition; the crate has no such header (docs/interop.md)."""
     headers = {"x-attempt": attempt, "x-deferrals": deferrals}
     if side.name != "rust":
         headers["x-correlation-id"] = correlation_id
