@@ -5,6 +5,7 @@
 
 #include <amqp.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -31,7 +32,8 @@ public:
     RawConnection(const RawConnection &) = delete;
     RawConnection &operator=(const RawConnection &) = delete;
 
-    // The queue as queuey declares a work queue: durable, x-max-priority (an octet).
+    // The queue as queuey declares a work queue: durable, x-max-priority (an octet;
+    // 0: a queue without priorities).
     void declare_queue(const std::string &queue, std::uint8_t max_priority);
     void delete_queue(const std::string &queue);
     // Messages ready in the queue (a passive declare).
@@ -47,6 +49,8 @@ public:
     void consume(const std::string &queue, std::uint16_t prefetch);
     std::uint64_t next_delivery_tag();  // waits for the next delivery; drops its content
     void ack(std::uint64_t delivery_tag);
+    // Receives `count` deliveries and acks each as it comes.
+    void ack_next(std::size_t count);
 
 private:
     void check(amqp_rpc_reply_t reply, const char *doing);

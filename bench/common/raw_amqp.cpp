@@ -63,7 +63,7 @@ void RawConnection::declare_queue(const std::string &queue, std::uint8_t max_pri
     priority.key = amqp_cstring_bytes("x-max-priority");
     priority.value.kind = AMQP_FIELD_KIND_U8;
     priority.value.value.u8 = max_priority;
-    const amqp_table_t arguments{1, &priority};
+    const amqp_table_t arguments{max_priority == 0 ? 0 : 1, &priority};
     amqp_queue_declare(state_, channel, bytes_of(queue), /*passive=*/0, /*durable=*/1,
                        /*exclusive=*/0, /*auto_delete=*/0, arguments);
     check(amqp_get_rpc_reply(state_), "declaring the queue");
@@ -146,4 +146,8 @@ std::uint64_t RawConnection::next_delivery_tag() {
 
 void RawConnection::ack(std::uint64_t delivery_tag) {
     check(amqp_basic_ack(state_, channel, delivery_tag, /*multiple=*/0), "acknowledging");
+}
+
+void RawConnection::ack_next(std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) ack(next_delivery_tag());
 }
