@@ -55,7 +55,7 @@ void fill_message(const qy_envelope *env, RawMessage &message) {
 
 }  // namespace
 
-void check_qy(qy_status status, qy_error *err, const char *doing) {
+void check_qy(qy_status status, qy_error *const &err, const char *doing) {
     if (status == QY_OK) return;
     std::string message = std::string("queuey: ") + doing + ": " + qy_status_name(status) + ": " +
                           qy_error_message(err);

@@ -34,5 +34,7 @@ private:
 void publish_pipelined(RawConnection &connection, const std::string &queue, const JobSet &jobs,
                        std::size_t count, std::size_t batch);
 
-// Throws std::runtime_error with the message of err (which it frees) unless status is QY_OK.
-void check_qy(qy_status status, qy_error *err, const char *doing);
+// Throws std::runtime_error with the message of err (which it frees) unless status is
+// QY_OK. err by reference: read only here, after the call that fills it (the order in
+// which arguments are evaluated is unspecified).
+void check_qy(qy_status status, qy_error *const &err, const char *doing);
