@@ -34,7 +34,7 @@ struct Progress {
     std::atomic<std::size_t> succeeded{0};  // handler calls that returned success
     std::mutex mutex;
     std::condition_variable changed;
-    bool finished = false;  // the target-th success returned, or qy_worker_run() did
+    bool finished = false;  // the target-th success came, or qy_worker_run() returned
     qy_status run_status = QY_OK;
     std::string run_error;
 
