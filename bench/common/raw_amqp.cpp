@@ -63,10 +63,28 @@ void RawConnection::declare_queue(const std::string &queue, std::uint8_t max_pri
     priority.key = amqp_cstring_bytes("x-max-priority");
     priority.value.kind = AMQP_FIELD_KIND_U8;
     priority.value.value.u8 = max_priority;
-    const amqp_table_t arguments{max_priority == 0 ? 0 : 1, &priority};
+    const amqp_table_t arguments{1, &priority};
     amqp_queue_declare(state_, channel, bytes_of(queue), /*passive=*/0, /*durable=*/1,
                        /*exclusive=*/0, /*auto_delete=*/0, arguments);
     check(amqp_get_rpc_reply(state_), "declaring the queue");
+}
+
+void RawConnection::declare_hold_queue(const std::string &queue, std::int64_t ttl_ms,
+                                       const std::string &target) {
+    amqp_table_entry_t entries[3]{};
+    entries[0].key = amqp_cstring_bytes("x-message-ttl");
+    entries[0].value.kind = AMQP_FIELD_KIND_I64;
+    entries[0].value.value.i64 = ttl_ms;
+    entries[1].key = amqp_cstring_bytes("x-dead-letter-exchange");
+    entries[1].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[1].value.value.bytes = amqp_empty_bytes;
+    entries[2].key = amqp_cstring_bytes("x-dead-letter-routing-key");
+    entries[2].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[2].value.value.bytes = bytes_of(target);
+    const amqp_table_t arguments{3, entries};
+    amqp_queue_declare(state_, channel, bytes_of(queue), /*passive=*/0, /*durable=*/1,
+                       /*exclusive=*/0, /*auto_delete=*/0, arguments);
+    check(amqp_get_rpc_reply(state_), "declaring a hold queue");
 }
 
 void RawConnection::delete_queue(const std::string &queue) {

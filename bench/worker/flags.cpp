@@ -16,13 +16,14 @@ const char usage[] =
     "  worker_drain_c1, worker_drain_c2: a worker with concurrency 1 (2) acks N jobs, timed\n"
     "    from qy_worker_run() to the N-th ack. Raw: basic.consume with the same prefetch,\n"
     "    basic.ack each delivery.\n"
-    "  worker_retry_once: every job fails its first attempt (fixed retry policy, 0 ms delay\n"
-    "    at a 100 ms granularity, max_attempts 2; concurrency 1), so queuey publishes its\n"
-    "    next attempt into the hold queue (confirmed), acks it, and later runs and acks it\n"
-    "    again. Raw: for each delivery publish a copy to a second queue (another connection,\n"
-    "    confirmed), wait for the confirm, ack; then consume the second queue and ack all.\n"
+    "  worker_retry_once: every job fails its first attempt (fixed retry policy, 0 ms delay,\n"
+    "    max_attempts 2; concurrency 1): queuey publishes its next attempt into the hold\n"
+    "    queue (confirmed), acks it, and after the hold (1 s) runs and acks it again. Raw:\n"
+    "    for each job publish a copy to a hold queue with the same TTL that dead-letters\n"
+    "    back to the work queue (another connection, confirmed), wait for the confirm, ack;\n"
+    "    then ack the copies as they come back. Both times include the last job's hold.\n"
     "--side runs one side only (to profile it), and prints no ratios.\n"
-    "Defaults: R=5, --jobs 10000, --retry-jobs 2000, --prefetch 16,\n"
+    "Defaults: R=5, --jobs 10000, --retry-jobs 3000, --prefetch 16,\n"
     "--queue queuey.worker_bench.\n";
 
 }  // namespace

@@ -11,7 +11,7 @@ struct Flags {
     std::string queue = "queuey.worker_bench";  // --queue: deleted and declared again per run
     std::size_t runs = 5;                       // --runs: per side and benchmark
     std::size_t jobs = 10000;                   // --jobs: for the drains
-    std::size_t retry_jobs = 2000;              // --retry-jobs: for worker_retry_once
+    std::size_t retry_jobs = 3000;              // --retry-jobs: for worker_retry_once
     std::uint16_t prefetch = 16;                // --prefetch: queuey's default
     std::vector<std::string> only;              // --only NAME,...: default all
     std::string side;                           // --side raw|queuey: only that one (profiling)

@@ -47,16 +47,16 @@ public:
     explicit Setup(const std::string &url) : admin_(url), loader_(url) { loader_.confirm_select(); }
 
     void fresh(const WorkerWorkload &w) {
-        for (const std::string &queue : {w.queue, w.retry_queue, hold_queue_of(w.queue)})
+        for (const std::string &queue : {w.queue, w.hold_queue, hold_queue_of(w.queue)})
             admin_.delete_queue(queue);
         admin_.declare_queue(w.queue, max_priority);
-        if (w.fail_once) admin_.declare_queue(w.retry_queue, 0);
+        if (w.fail_once) admin_.declare_hold_queue(w.hold_queue, hold_ttl_ms, w.queue);
         publish_pipelined(loader_, w.queue, *w.jobs, w.count, preload_batch);
     }
 
     void check_drained(const WorkerWorkload &w, const char *side) {
         std::vector<std::string> queues{w.queue};
-        if (w.fail_once) queues.push_back(w.retry_queue);
+        if (w.fail_once) queues.push_back(w.hold_queue);
         for (const std::string &queue : queues) {
             if (const std::uint32_t ready = admin_.ready_count(queue); ready != 0)
                 throw std::runtime_error(std::string(side) + ": " + std::to_string(ready) +
@@ -66,7 +66,7 @@ public:
 
     void delete_all(const WorkerWorkload &w) {
         for (const std::string &queue :
-             {w.queue, w.retry_queue, hold_queue_of(w.queue), w.queue + ".dead"})
+             {w.queue, w.hold_queue, hold_queue_of(w.queue), w.queue + ".dead"})
             admin_.delete_queue(queue);
     }
 
@@ -76,7 +76,7 @@ private:
 
 void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                    const Benchmark &benchmark, const Flags &flags, const JobSet &jobs) {
-    WorkerWorkload w{flags.url, flags.queue,        flags.queue + ".raw_retry",
+    WorkerWorkload w{flags.url, flags.queue,        flags.queue + ".raw_hold",
                      &jobs,     benchmark.fail_once ? flags.retry_jobs : flags.jobs,
                      flags.prefetch, benchmark.concurrency, benchmark.fail_once};
     std::vector<Side> runs;

@@ -21,12 +21,6 @@ using Owned = std::unique_ptr<T, void (*)(T *)>;
 // A run that makes no progress this long is stuck (a lost or unsettled job).
 constexpr std::chrono::seconds stall_limit{30};
 
-// The hold of a retry with a 0 ms delay: one step of the queue's delay granularity.
-// The finest granularity, 1 ms, loses jobs: a hold queue's x-expires is 2 x its TTL
-// (spec), and RabbitMQ may delete the queue, messages and all, before it dead-letters
-// them (measured: 1 ms lost ~6% of the jobs, 10 ms ~0.3%, 100 ms none).
-constexpr std::uint32_t granularity_ms = 100;
-
 // What the handler shares with the thread that times the run.
 struct Progress {
     std::size_t target;
@@ -63,7 +57,7 @@ Owned<qy_client> connect(const WorkerWorkload &w) {
     check_qy(qy_queue_config_new(w.queue.c_str(), &config, &err), err, "configuring the queue");
     const Owned<qy_queue_config> owned_config(config, qy_queue_config_free);
     check_qy(qy_queue_config_set_prefetch(config, w.prefetch, &err), err, "setting the prefetch");
-    check_qy(qy_queue_config_set_delay_granularity_ms(config, granularity_ms, &err), err,
+    check_qy(qy_queue_config_set_delay_granularity_ms(config, hold_ttl_ms, &err), err,
              "setting the delay granularity");
     check_qy(qy_client_declare(client, config, &err), err, "declaring the queue");
     return owned;
@@ -76,7 +70,7 @@ Owned<qy_worker> new_worker(qy_client *client, const WorkerWorkload &w, Progress
     check_qy(qy_worker_new(client, queues, 1, &worker, &err), err, "creating a worker");
     Owned<qy_worker> owned(worker, qy_worker_free);
     check_qy(qy_worker_set_concurrency(worker, w.concurrency, &err), err, "setting the concurrency");
-    if (w.fail_once) {  // two attempts, 0 ms apart: one hold step
+    if (w.fail_once) {  // two attempts, 0 ms apart: one hold step (hold_ttl_ms)
         qy_retry_policy *policy = nullptr;
         check_qy(qy_retry_policy_new(2, &policy, &err), err, "creating a retry policy");
         const Owned<qy_retry_policy> owned_policy(policy, qy_retry_policy_free);
@@ -110,7 +104,7 @@ void await_acks(qy_worker *worker, Progress &progress) {
 }  // namespace
 
 std::string hold_queue_of(const std::string &queue) {
-    return queue + ".deferred." + std::to_string(granularity_ms);
+    return queue + ".deferred." + std::to_string(hold_ttl_ms);
 }
 
 Timing queuey_run(const WorkerWorkload &w) {
