@@ -39,8 +39,7 @@ static double now_seconds(void) {
  */
 static void check(qy_status status, qy_error **err, const char *doing) {
     if (status == QY_OK) return;
-    fprintf(stderr, "c_rates: %s: %s: %s\n", doing, qy_status_name(status),
-            qy_error_message(*err));
+    fprintf(stderr, "c_rates: %s: %s: %s\n", doing, qy_status_name(status), qy_error_message(*err));
     qy_error_free(*err);
     exit(1);
 }

@@ -44,12 +44,14 @@ Flags parse_flags(int argc, char **argv) {
         } else if (flag == "--prefetch") {
             flags.prefetch.clear();
             for (const auto &item : FlagReader::split(value))
-                flags.prefetch.push_back(static_cast<std::uint16_t>(reader.positive(flag, item, 65535)));
+                flags.prefetch.push_back(
+                    static_cast<std::uint16_t>(reader.positive(flag, item, 65535)));
             if (flags.prefetch.empty()) reader.bad("--prefetch needs at least one value");
         } else {
             reader.bad("unknown flag " + flag);
         }
     });
-    if (flags.url.empty()) reader.bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
+    if (flags.url.empty())
+        reader.bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
     return flags;
 }

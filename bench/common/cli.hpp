@@ -13,8 +13,9 @@ public:
     FlagReader(const char *program, const char *usage) : program_(program), usage_(usage) {}
 
     // Calls handle(flag, value) for each pair in argv; --help prints the usage and exits 0.
-    void read(int argc, char **argv,
-              const std::function<void(const std::string &flag, const std::string &value)> &handle) const;
+    void read(
+        int argc, char **argv,
+        const std::function<void(const std::string &flag, const std::string &value)> &handle) const;
 
     // Prints "PROGRAM: why" and the usage on stderr, exits 2.
     [[noreturn]] void bad(const std::string &why) const;

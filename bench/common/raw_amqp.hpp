@@ -36,7 +36,8 @@ public:
     void declare_queue(const std::string &queue, std::uint8_t max_priority);
     // A hold queue as queuey declares one, without x-expires: durable, its messages
     // dead-lettered to `target` after ttl_ms.
-    void declare_hold_queue(const std::string &queue, std::int64_t ttl_ms, const std::string &target);
+    void declare_hold_queue(const std::string &queue, std::int64_t ttl_ms,
+                            const std::string &target);
     void delete_queue(const std::string &queue);
     // Messages ready in the queue (a passive declare).
     std::uint32_t ready_count(const std::string &queue);

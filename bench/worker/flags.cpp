@@ -55,6 +55,7 @@ Flags parse_flags(int argc, char **argv) {
             reader.bad("unknown flag " + flag);
         }
     });
-    if (flags.url.empty()) reader.bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
+    if (flags.url.empty())
+        reader.bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
     return flags;
 }

@@ -76,9 +76,14 @@ private:
 
 void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                    const Benchmark &benchmark, const Flags &flags, const JobSet &jobs) {
-    WorkerWorkload w{flags.url, flags.queue,        flags.queue + ".raw_hold",
-                     &jobs,     benchmark.fail_once ? flags.retry_jobs : flags.jobs,
-                     flags.prefetch, benchmark.concurrency, benchmark.fail_once};
+    WorkerWorkload w{flags.url,
+                     flags.queue,
+                     flags.queue + ".raw_hold",
+                     &jobs,
+                     benchmark.fail_once ? flags.retry_jobs : flags.jobs,
+                     flags.prefetch,
+                     benchmark.concurrency,
+                     benchmark.fail_once};
     std::vector<Side> runs;
     for (const Contender *side : sides)
         runs.push_back({side->name, [&setup, side, &w] {
@@ -117,11 +122,12 @@ int main(int argc, char **argv) {
     try {
         const auto benchmarks = selected(flags);
         const JobSet jobs(flags.queue, std::max(flags.jobs, flags.retry_jobs));
-        std::fprintf(stderr, "worker_bench: %zu-byte bodies, %zu runs per side, prefetch %u, queue %s\n",
-                     jobs[0].message.body.size(), flags.runs, unsigned{flags.prefetch},
-                     flags.queue.c_str());
+        std::fprintf(
+            stderr, "worker_bench: %zu-byte bodies, %zu runs per side, prefetch %u, queue %s\n",
+            jobs[0].message.body.size(), flags.runs, unsigned{flags.prefetch}, flags.queue.c_str());
         Setup setup(flags.url);
-        for (const Benchmark *benchmark : benchmarks) run_benchmark(setup, sides, *benchmark, flags, jobs);
+        for (const Benchmark *benchmark : benchmarks)
+            run_benchmark(setup, sides, *benchmark, flags, jobs);
     } catch (const std::exception &error) {
         std::fprintf(stderr, "worker_bench: %s\n", error.what());
         return 1;

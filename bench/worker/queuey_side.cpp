@@ -69,13 +69,15 @@ Owned<qy_worker> new_worker(qy_client *client, const WorkerWorkload &w, Progress
     const char *queues[] = {w.queue.c_str()};
     check_qy(qy_worker_new(client, queues, 1, &worker, &err), err, "creating a worker");
     Owned<qy_worker> owned(worker, qy_worker_free);
-    check_qy(qy_worker_set_concurrency(worker, w.concurrency, &err), err, "setting the concurrency");
+    check_qy(qy_worker_set_concurrency(worker, w.concurrency, &err), err,
+             "setting the concurrency");
     if (w.fail_once) {  // two attempts, 0 ms apart: one hold step (hold_ttl_ms)
         qy_retry_policy *policy = nullptr;
         check_qy(qy_retry_policy_new(2, &policy, &err), err, "creating a retry policy");
         const Owned<qy_retry_policy> owned_policy(policy, qy_retry_policy_free);
         check_qy(qy_retry_policy_set_fixed(policy, 0, &err), err, "setting a fixed delay");
-        check_qy(qy_worker_set_default_retry(worker, policy, &err), err, "setting the retry policy");
+        check_qy(qy_worker_set_default_retry(worker, policy, &err), err,
+                 "setting the retry policy");
     }
     check_qy(qy_worker_register(worker, qy_envelope_job_type((*w.jobs)[0].envelope.get()), no_op,
                                 &progress, nullptr, nullptr, &err),
@@ -93,7 +95,8 @@ void await_acks(qy_worker *worker, Progress &progress) {
         progress.changed.wait_for(lock, stall_limit, [&] { return progress.finished; });
     }
     const auto stalled = std::chrono::steady_clock::now() + stall_limit;
-    while (progress.run_status == QY_OK && qy_worker_counter(worker, QY_COUNTER_SUCCEEDED) < progress.target &&
+    while (progress.run_status == QY_OK &&
+           qy_worker_counter(worker, QY_COUNTER_SUCCEEDED) < progress.target &&
            std::chrono::steady_clock::now() < stalled) {
         lock.unlock();
         std::this_thread::sleep_for(std::chrono::microseconds(20));
@@ -140,8 +143,9 @@ Timing queuey_run(const WorkerWorkload &w) {
         throw std::runtime_error(
             "queuey: the worker acked " + std::to_string(counter(QY_COUNTER_SUCCEEDED)) +
             " and retried " + std::to_string(counter(QY_COUNTER_RETRIED)) + " of " +
-            std::to_string(w.count) + " jobs (settle failures: " +
-            std::to_string(counter(QY_COUNTER_SETTLE_FAILURES)) + ", dead-lettered: " +
-            std::to_string(counter(QY_COUNTER_DEAD_LETTERED_EXHAUSTED)) + ")");
+            std::to_string(w.count) +
+            " jobs (settle failures: " + std::to_string(counter(QY_COUNTER_SETTLE_FAILURES)) +
+            ", dead-lettered: " + std::to_string(counter(QY_COUNTER_DEAD_LETTERED_EXHAUSTED)) +
+            ")");
     return timing;
 }

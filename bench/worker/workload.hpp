@@ -12,10 +12,10 @@
 class JobSet;
 
 struct WorkerWorkload {
-    std::string url;          // amqp://user:pass@host:port/vhost
-    std::string queue;        // declared (durable, x-max-priority 10), preloaded with `count` jobs
-    std::string hold_queue;   // raw retry_once: where its copies wait (declared, empty)
-    const JobSet *jobs;       // the preloaded jobs, in queue order
+    std::string url;         // amqp://user:pass@host:port/vhost
+    std::string queue;       // declared (durable, x-max-priority 10), preloaded with `count` jobs
+    std::string hold_queue;  // raw retry_once: where its copies wait (declared, empty)
+    const JobSet *jobs;      // the preloaded jobs, in queue order
     std::size_t count;
     std::uint16_t prefetch;
     std::uint32_t concurrency;  // the queuey worker's threads
