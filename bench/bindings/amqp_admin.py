@@ -30,12 +30,14 @@ class _Connection:
         vhost = urllib.parse.unquote(parts.path[1:]) if len(parts.path) > 1 else "/"
         user = urllib.parse.unquote(parts.username or "guest")
         password = urllib.parse.unquote(parts.password or "guest")
-        self._sock = socket.create_connection((parts.hostname or "localhost", parts.port or 5672), timeout)
+        address = (parts.hostname or "localhost", parts.port or 5672)
+        self._sock = socket.create_connection(address, timeout)
         self._buffer = b""
         self._sock.sendall(b"AMQP\x00\x00\x09\x01")
         self._expect(0, 10, 10)  # connection.start
-        self._send(0, 10, 11, struct.pack(">I", 0) + _shortstr("PLAIN")
-                   + _longstr(b"\0" + user.encode() + b"\0" + password.encode()) + _shortstr("en_US"))
+        login = b"\0" + user.encode() + b"\0" + password.encode()
+        self._send(0, 10, 11, struct.pack(">I", 0) + _shortstr("PLAIN") + _longstr(login)
+                   + _shortstr("en_US"))
         tune = self._expect(0, 10, 30)
         channel_max, frame_max, _ = struct.unpack(">HIH", tune[:8])
         self._send(0, 10, 31, struct.pack(">HIH", channel_max, frame_max, 0))
@@ -79,7 +81,8 @@ class _Connection:
 
     def close(self):
         try:
-            self._send(0, 10, 50, struct.pack(">H", 200) + _shortstr("bye") + struct.pack(">HH", 0, 0))
+            self._send(0, 10, 50,
+                       struct.pack(">H", 200) + _shortstr("bye") + struct.pack(">HH", 0, 0))
             self._expect(0, 10, 51)
         finally:
             self._sock.close()
