@@ -1,8 +1,8 @@
 #include "flags.hpp"
 
-#include <cstdio>
+#include "cli.hpp"
+
 #include <cstdlib>
-#include <sstream>
 
 namespace {
 
@@ -16,73 +16,42 @@ const char usage[] =
     "NAME: enqueue_single, enqueue_batch, consume_ack. Defaults: R=5, --jobs 20000,\n"
     "--single-jobs 2000, --batch 1000, --prefetch 16, --queue queuey.bench.\n";
 
-[[noreturn]] void bad(const std::string &why) {
-    std::fprintf(stderr, "broker_bench: %s\n%s", why.c_str(), usage);
-    std::exit(2);
-}
-
-std::size_t positive(const std::string &flag, const std::string &text, std::size_t max) {
-    char *end = nullptr;
-    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || value == 0 || value > max)
-        bad(flag + " takes a number from 1 to " + std::to_string(max) + ", not '" + text + "'");
-    return static_cast<std::size_t>(value);
-}
-
-std::vector<std::string> split(const std::string &list) {
-    std::vector<std::string> items;
-    std::istringstream stream(list);
-    for (std::string item; std::getline(stream, item, ',');)
-        if (!item.empty()) items.push_back(item);
-    return items;
-}
-
 }  // namespace
 
 Flags parse_flags(int argc, char **argv) {
+    const FlagReader reader("broker_bench", usage);
     Flags flags;
     if (const char *url = std::getenv("QUEUEY_URL")) flags.url = url;
-    for (int i = 1; i < argc; ++i) {
-        std::string flag = argv[i], value;
-        if (flag == "-h" || flag == "--help") {
-            std::fputs(usage, stdout);
-            std::exit(0);
-        }
-        if (const auto eq = flag.find('='); eq != std::string::npos) {
-            value = flag.substr(eq + 1);
-            flag.resize(eq);
-        } else if (i + 1 < argc) {
-            value = argv[++i];
-        } else {
-            bad(flag + " needs a value");
-        }
+    reader.read(argc, argv, [&](const std::string &flag, const std::string &value) {
         if (flag == "--url")
             flags.url = value;
         else if (flag == "--queue")
             flags.queue = value;
         else if (flag == "--runs")
-            flags.runs = positive(flag, value, 1000);
+            flags.runs = reader.positive(flag, value, 1000);
         else if (flag == "--jobs")
-            flags.jobs = positive(flag, value, 10'000'000);
+            flags.jobs = reader.positive(flag, value, 10'000'000);
         else if (flag == "--single-jobs")
-            flags.single_jobs = positive(flag, value, 10'000'000);
+            flags.single_jobs = reader.positive(flag, value, 10'000'000);
         else if (flag == "--batch")
-            flags.batch = positive(flag, value, 1'000'000);
+            flags.batch = reader.positive(flag, value, 1'000'000);
         else if (flag == "--only")
-            flags.only = split(value);
+            flags.only = FlagReader::split(value);
         else if (flag == "--side") {
             if (value != "raw" && value != "queuey")
-                bad("--side takes raw or queuey, not '" + value + "'");
+                reader.bad("--side takes raw or queuey, not '" + value + "'");
             flags.side = value;
         } else if (flag == "--prefetch") {
             flags.prefetch.clear();
-            for (const auto &item : split(value))
-                flags.prefetch.push_back(static_cast<std::uint16_t>(positive(flag, item, 65535)));
-            if (flags.prefetch.empty()) bad("--prefetch needs at least one value");
+            for (const auto &item : FlagReader::split(value))
+                flags.prefetch.push_back(
+                    static_cast<std::uint16_t>(reader.positive(flag, item, 65535)));
+            if (flags.prefetch.empty()) reader.bad("--prefetch needs at least one value");
         } else {
-            bad("unknown flag " + flag);
+            reader.bad("unknown flag " + flag);
         }
-    }
-    if (flags.url.empty()) bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
+    });
+    if (flags.url.empty())
+        reader.bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
     return flags;
 }

@@ -2,16 +2,13 @@
 // the same run. Runs alternate raw, queuey, raw, ... on a freshly declared queue; each
 // side's figure is the median of its runs. See flags.cpp for the command line.
 //
-// stdout, per benchmark (the first prefetch for consume_ack):
-//   bench NAME: VALUE jobs/s (RATIO x raw)      VALUE: queuey's median; RATIO: queuey / raw
-//   raw NAME: VALUE jobs/s
-//   cpu NAME: queuey C us/job, raw C us/job (RATIO x raw); switches queuey S/job, raw S/job
-// where cpu is the process's CPU time and switches its voluntary context switches per
-// job (medians), which a busy machine disturbs far less than jobs/s. Further prefetch
-// values print `also consume_ack prefetch=P: ...`. stderr: every run.
+// stdout, per benchmark (the first prefetch for consume_ack): the bench, raw and cpu
+// lines of common/report.hpp. Further prefetch values print `also consume_ack
+// prefetch=P: ...`. stderr: every run.
 #include "flags.hpp"
 #include "jobs.hpp"
 #include "raw_amqp.hpp"
+#include "report.hpp"
 #include "workload.hpp"
 
 #include <algorithm>
@@ -37,27 +34,6 @@ const Benchmark all_benchmarks[] = {
     {"consume_ack", &Contender::consume_ack, true},
 };
 
-// One run's figures, per job.
-struct Sample {
-    double jobs_per_second, cpu_us, switches;
-};
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t mid = values.size() / 2;
-    return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-// Each figure's median on its own.
-Sample median(const std::vector<Sample> &samples) {
-    auto of = [&](double Sample::*field) {
-        std::vector<double> values;
-        for (const Sample &s : samples) values.push_back(s.*field);
-        return median(values);
-    };
-    return {of(&Sample::jobs_per_second), of(&Sample::cpu_us), of(&Sample::switches)};
-}
-
 // One timed run of one side on a fresh queue, checked afterwards.
 Sample run_once(RawConnection &admin, const Contender &side, const Benchmark &benchmark,
                 const Workload &w) {
@@ -71,50 +47,7 @@ Sample run_once(RawConnection &admin, const Contender &side, const Benchmark &be
         throw std::runtime_error(
             std::string(side.name) + " " + benchmark.name + ": " + std::to_string(ready) +
             " jobs in the queue afterwards, expected " + std::to_string(expected));
-    const auto jobs = static_cast<double>(w.count);
-    return {jobs / t.seconds, t.cpu_seconds * 1e6 / jobs, static_cast<double>(t.switches) / jobs};
-}
-
-// The median sample of each side, in the order of `sides`, their runs interleaved.
-std::vector<Sample> measure(RawConnection &admin, const std::vector<const Contender *> &sides,
-                            const Benchmark &benchmark, const Workload &w, std::size_t runs,
-                            const std::string &label) {
-    std::vector<std::vector<Sample>> samples(sides.size());
-    for (std::size_t r = 1; r <= runs; ++r) {
-        for (std::size_t s = 0; s < sides.size(); ++s) {
-            const Sample sample = run_once(admin, *sides[s], benchmark, w);
-            samples[s].push_back(sample);
-            std::fprintf(stderr,
-                         "run %s #%zu %s: %.0f jobs/s, %.1f us/job cpu, %.2f switches/job\n",
-                         label.c_str(), r, sides[s]->name, sample.jobs_per_second, sample.cpu_us,
-                         sample.switches);
-        }
-    }
-    std::vector<Sample> medians;
-    for (const auto &side_samples : samples) medians.push_back(median(side_samples));
-    return medians;
-}
-
-void print_pair(const std::string &label, const Sample &queuey, const Sample &raw, bool headline) {
-    if (headline) {
-        std::printf("bench %s: %.0f jobs/s (%.2f x raw)\n", label.c_str(), queuey.jobs_per_second,
-                    queuey.jobs_per_second / raw.jobs_per_second);
-        std::printf("raw %s: %.0f jobs/s\n", label.c_str(), raw.jobs_per_second);
-    } else {
-        std::printf("also %s: %.0f jobs/s (%.2f x raw; raw %.0f jobs/s)\n", label.c_str(),
-                    queuey.jobs_per_second, queuey.jobs_per_second / raw.jobs_per_second,
-                    raw.jobs_per_second);
-    }
-    std::printf(
-        "cpu %s: queuey %.1f us/job, raw %.1f us/job (%.2f x raw); switches queuey %.2f/job, "
-        "raw %.2f/job\n",
-        label.c_str(), queuey.cpu_us, raw.cpu_us, queuey.cpu_us / raw.cpu_us, queuey.switches,
-        raw.switches);
-}
-
-void print_one(const std::string &label, const char *side, const Sample &sample) {
-    std::printf("%s %s: %.0f jobs/s, %.1f us/job cpu, %.2f switches/job\n", side, label.c_str(),
-                sample.jobs_per_second, sample.cpu_us, sample.switches);
+    return sample_of(t, w.count);
 }
 
 void run_benchmark(RawConnection &admin, const std::vector<const Contender *> &sides,
@@ -127,12 +60,16 @@ void run_benchmark(RawConnection &admin, const std::vector<const Contender *> &s
         w.prefetch = flags.prefetch[i];
         const std::string label =
             std::string(benchmark.name) + (i == 0 ? "" : " prefetch=" + std::to_string(w.prefetch));
-        const auto medians = measure(admin, sides, benchmark, w, flags.runs, label);
+        std::vector<Side> runs;
+        for (const Contender *side : sides)
+            runs.push_back({side->name, [&admin, side, &benchmark, &w] {
+                                return run_once(admin, *side, benchmark, w);
+                            }});
+        const auto medians = measure_interleaved(runs, flags.runs, label);
         if (sides.size() == 2)
             print_pair(label, medians[1], medians[0], i == 0);
         else
             print_one(label, sides[0]->name, medians[0]);
-        std::fflush(stdout);
     }
 }
 

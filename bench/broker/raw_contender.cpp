@@ -3,18 +3,7 @@
 #include "raw_amqp.hpp"
 #include "workload.hpp"
 
-#include <algorithm>
-
 namespace {
-
-// Publishes jobs [0, count) with up to `batch` unconfirmed at a time.
-void publish_pipelined(RawConnection &connection, const Workload &w) {
-    for (std::size_t first = 0; first < w.count; first += w.batch) {
-        const std::size_t end = std::min(w.count, first + w.batch);
-        for (std::size_t i = first; i < end; ++i) connection.publish(w.queue, (*w.jobs)[i].message);
-        connection.await_confirms();
-    }
-}
 
 Timing enqueue_single(const Workload &w) {
     RawConnection connection(w.url);
@@ -31,7 +20,7 @@ Timing enqueue_batch(const Workload &w) {
     RawConnection connection(w.url);
     connection.confirm_select();
     const Stopwatch stopwatch;
-    publish_pipelined(connection, w);
+    publish_pipelined(connection, w.queue, *w.jobs, w.count, w.batch);
     return stopwatch.elapsed();
 }
 
@@ -39,7 +28,7 @@ Timing consume_ack(const Workload &w) {
     RawConnection connection(w.url);
     const Stopwatch stopwatch;
     connection.consume(w.queue, w.prefetch);
-    for (std::size_t i = 0; i < w.count; ++i) connection.ack(connection.next_delivery_tag());
+    connection.ack_next(w.count);
     return stopwatch.elapsed();
 }
 
@@ -51,5 +40,5 @@ const Contender raw_contender{"raw", enqueue_single, enqueue_batch, consume_ack}
 void preload(const Workload &w) {
     RawConnection connection(w.url);
     connection.confirm_select();
-    publish_pipelined(connection, w);
+    publish_pipelined(connection, w.queue, *w.jobs, w.count, w.batch);
 }

@@ -69,6 +69,24 @@ void RawConnection::declare_queue(const std::string &queue, std::uint8_t max_pri
     check(amqp_get_rpc_reply(state_), "declaring the queue");
 }
 
+void RawConnection::declare_hold_queue(const std::string &queue, std::int64_t ttl_ms,
+                                       const std::string &target) {
+    amqp_table_entry_t entries[3]{};
+    entries[0].key = amqp_cstring_bytes("x-message-ttl");
+    entries[0].value.kind = AMQP_FIELD_KIND_I64;
+    entries[0].value.value.i64 = ttl_ms;
+    entries[1].key = amqp_cstring_bytes("x-dead-letter-exchange");
+    entries[1].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[1].value.value.bytes = amqp_empty_bytes;
+    entries[2].key = amqp_cstring_bytes("x-dead-letter-routing-key");
+    entries[2].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[2].value.value.bytes = bytes_of(target);
+    const amqp_table_t arguments{3, entries};
+    amqp_queue_declare(state_, channel, bytes_of(queue), /*passive=*/0, /*durable=*/1,
+                       /*exclusive=*/0, /*auto_delete=*/0, arguments);
+    check(amqp_get_rpc_reply(state_), "declaring a hold queue");
+}
+
 void RawConnection::delete_queue(const std::string &queue) {
     amqp_queue_delete(state_, channel, bytes_of(queue), 0, 0);
     check(amqp_get_rpc_reply(state_), "deleting the queue");
@@ -146,4 +164,8 @@ std::uint64_t RawConnection::next_delivery_tag() {
 
 void RawConnection::ack(std::uint64_t delivery_tag) {
     check(amqp_basic_ack(state_, channel, delivery_tag, /*multiple=*/0), "acknowledging");
+}
+
+void RawConnection::ack_next(std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) ack(next_delivery_tag());
 }

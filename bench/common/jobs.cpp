@@ -1,5 +1,6 @@
 #include "jobs.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace {
@@ -54,7 +55,7 @@ void fill_message(const qy_envelope *env, RawMessage &message) {
 
 }  // namespace
 
-void check_qy(qy_status status, qy_error *err, const char *doing) {
+void check_qy(qy_status status, qy_error *const &err, const char *doing) {
     if (status == QY_OK) return;
     std::string message = std::string("queuey: ") + doing + ": " + qy_status_name(status) + ": " +
                           qy_error_message(err);
@@ -73,4 +74,13 @@ Job::Job(const std::string &queue) {
 
 JobSet::JobSet(const std::string &queue, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) jobs_.emplace_back(queue);
+}
+
+void publish_pipelined(RawConnection &connection, const std::string &queue, const JobSet &jobs,
+                       std::size_t count, std::size_t batch) {
+    for (std::size_t first = 0; first < count; first += batch) {
+        const std::size_t end = std::min(count, first + batch);
+        for (std::size_t i = first; i < end; ++i) connection.publish(queue, jobs[i].message);
+        connection.await_confirms();
+    }
 }

@@ -29,5 +29,12 @@ private:
     std::deque<Job> jobs_;  // a deque never moves its elements (they hold pointers)
 };
 
-// Throws std::runtime_error with the message of err (which it frees) unless status is QY_OK.
-void check_qy(qy_status status, qy_error *err, const char *doing);
+// Publishes jobs [0, count) to queue the raw way, with up to `batch` unconfirmed at a
+// time (connection: in confirm mode).
+void publish_pipelined(RawConnection &connection, const std::string &queue, const JobSet &jobs,
+                       std::size_t count, std::size_t batch);
+
+// Throws std::runtime_error with the message of err (which it frees) unless status is
+// QY_OK. err by reference: read only here, after the call that fills it (the order in
+// which arguments are evaluated is unspecified).
+void check_qy(qy_status status, qy_error *const &err, const char *doing);

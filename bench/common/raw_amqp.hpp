@@ -5,6 +5,7 @@
 
 #include <amqp.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -33,6 +34,10 @@ public:
 
     // The queue as queuey declares a work queue: durable, x-max-priority (an octet).
     void declare_queue(const std::string &queue, std::uint8_t max_priority);
+    // A hold queue as queuey declares one, without x-expires: durable, its messages
+    // dead-lettered to `target` after ttl_ms.
+    void declare_hold_queue(const std::string &queue, std::int64_t ttl_ms,
+                            const std::string &target);
     void delete_queue(const std::string &queue);
     // Messages ready in the queue (a passive declare).
     std::uint32_t ready_count(const std::string &queue);
@@ -47,6 +52,8 @@ public:
     void consume(const std::string &queue, std::uint16_t prefetch);
     std::uint64_t next_delivery_tag();  // waits for the next delivery; drops its content
     void ack(std::uint64_t delivery_tag);
+    // Receives `count` deliveries and acks each as it comes.
+    void ack_next(std::size_t count);
 
 private:
     void check(amqp_rpc_reply_t reply, const char *doing);

@@ -1,0 +1,48 @@
+#include "cli.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+void FlagReader::read(
+    int argc, char **argv,
+    const std::function<void(const std::string &flag, const std::string &value)> &handle) const {
+    for (int i = 1; i < argc; ++i) {
+        std::string flag = argv[i], value;
+        if (flag == "-h" || flag == "--help") {
+            std::fputs(usage_, stdout);
+            std::exit(0);
+        }
+        if (const auto eq = flag.find('='); eq != std::string::npos) {
+            value = flag.substr(eq + 1);
+            flag.resize(eq);
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            bad(flag + " needs a value");
+        }
+        handle(flag, value);
+    }
+}
+
+void FlagReader::bad(const std::string &why) const {
+    std::fprintf(stderr, "%s: %s\n%s", program_, why.c_str(), usage_);
+    std::exit(2);
+}
+
+std::size_t FlagReader::positive(const std::string &flag, const std::string &text,
+                                 std::size_t max) const {
+    char *end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || value == 0 || value > max)
+        bad(flag + " takes a number from 1 to " + std::to_string(max) + ", not '" + text + "'");
+    return static_cast<std::size_t>(value);
+}
+
+std::vector<std::string> FlagReader::split(const std::string &list) {
+    std::vector<std::string> items;
+    std::istringstream stream(list);
+    for (std::string item; std::getline(stream, item, ',');)
+        if (!item.empty()) items.push_back(item);
+    return items;
+}

@@ -1,0 +1,43 @@
+// Running the two sides of a benchmark interleaved and printing their medians, in the
+// line format every bench program and scripts/bench share:
+//   bench NAME: VALUE jobs/s (RATIO x raw)      VALUE: queuey's median; RATIO: queuey / raw
+//   raw NAME: VALUE jobs/s
+//   cpu NAME: queuey C us/job, raw C us/job (RATIO x raw); switches queuey S/job, raw S/job
+// (cpu: the process's CPU time, switches: its voluntary context switches, per job; both
+// medians, which a busy machine disturbs far less than jobs/s). stderr gets every run.
+#pragma once
+
+#include "stopwatch.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+// One run's figures, per job.
+struct Sample {
+    double jobs_per_second, cpu_us, switches;
+};
+
+Sample sample_of(const Timing &timing, std::size_t jobs);
+
+// Each figure's median on its own.
+Sample median(const std::vector<Sample> &samples);
+
+// A contender: one timed run on a fresh queue per call.
+struct Side {
+    const char *name;
+    std::function<Sample()> run;
+};
+
+// Runs round after round of every side in order (raw, queuey, raw, queuey, ...: load
+// drifts hit both) and returns each side's median, in the order of `sides`.
+std::vector<Sample> measure_interleaved(const std::vector<Side> &sides, std::size_t rounds,
+                                        const std::string &label);
+
+// The bench, raw and cpu lines; with headline false one `also LABEL: ...` line instead
+// of the bench and raw lines.
+void print_pair(const std::string &label, const Sample &queuey, const Sample &raw, bool headline);
+
+// One side alone (--side): `SIDE LABEL: VALUE jobs/s, C us/job cpu, S switches/job`.
+void print_one(const std::string &label, const char *side, const Sample &sample);

@@ -1,0 +1,37 @@
+// Timing a benchmark run: wall clock, and the whole process's CPU time and voluntary
+// context switches (every thread: queuey's I/O and worker threads count).
+#pragma once
+
+#include <sys/resource.h>
+
+#include <chrono>
+
+// What a timed part took.
+struct Timing {
+    double seconds;
+    double cpu_seconds;
+    long switches;
+};
+
+// Measures from its construction to elapsed().
+class Stopwatch {
+public:
+    Stopwatch() { getrusage(RUSAGE_SELF, &usage_); }
+
+    Timing elapsed() const {
+        const auto wall = std::chrono::steady_clock::now() - start_;
+        rusage now;
+        getrusage(RUSAGE_SELF, &now);
+        return {std::chrono::duration<double>(wall).count(), cpu_seconds(now) - cpu_seconds(usage_),
+                now.ru_nvcsw - usage_.ru_nvcsw};
+    }
+
+private:
+    static double cpu_seconds(const rusage &u) {
+        return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+               static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    }
+
+    rusage usage_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};

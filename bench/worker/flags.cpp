@@ -1,0 +1,61 @@
+#include "flags.hpp"
+
+#include "cli.hpp"
+
+#include <cstdlib>
+
+namespace {
+
+const char usage[] =
+    "usage: worker_bench [--url URL] [--runs R] [--jobs N] [--retry-jobs N] [--prefetch P]\n"
+    "                    [--only NAME[,NAME...]] [--queue NAME] [--side raw|queuey]\n"
+    "Measures a queuey worker (C API, no-op handler) against raw rabbitmq-c doing the same\n"
+    "wire work on the broker at URL (default $QUEUEY_URL), runs alternating raw, queuey,\n"
+    "raw, ...; prints per side the median of R runs. Each run gets a fresh queue,\n"
+    "preloaded untimed.\n"
+    "  worker_drain_c1, worker_drain_c2: a worker with concurrency 1 (2) acks N jobs, timed\n"
+    "    from qy_worker_run() to the N-th ack. Raw: basic.consume with the same prefetch,\n"
+    "    basic.ack each delivery.\n"
+    "  worker_retry_once: every job fails its first attempt (fixed retry policy, 0 ms delay,\n"
+    "    max_attempts 2; concurrency 1): queuey publishes its next attempt into the hold\n"
+    "    queue (confirmed), acks it, and after the hold (1 s) runs and acks it again. Raw:\n"
+    "    for each job publish a copy to a hold queue with the same TTL that dead-letters\n"
+    "    back to the work queue (another connection, confirmed), wait for the confirm, ack;\n"
+    "    then ack the copies as they come back. Both times include the last job's hold.\n"
+    "--side runs one side only (to profile it), and prints no ratios.\n"
+    "Defaults: R=5, --jobs 10000, --retry-jobs 3000, --prefetch 16,\n"
+    "--queue queuey.worker_bench.\n";
+
+}  // namespace
+
+Flags parse_flags(int argc, char **argv) {
+    const FlagReader reader("worker_bench", usage);
+    Flags flags;
+    if (const char *url = std::getenv("QUEUEY_URL")) flags.url = url;
+    reader.read(argc, argv, [&](const std::string &flag, const std::string &value) {
+        if (flag == "--url")
+            flags.url = value;
+        else if (flag == "--queue")
+            flags.queue = value;
+        else if (flag == "--runs")
+            flags.runs = reader.positive(flag, value, 1000);
+        else if (flag == "--jobs")
+            flags.jobs = reader.positive(flag, value, 10'000'000);
+        else if (flag == "--retry-jobs")
+            flags.retry_jobs = reader.positive(flag, value, 10'000'000);
+        else if (flag == "--prefetch")
+            flags.prefetch = static_cast<std::uint16_t>(reader.positive(flag, value, 65535));
+        else if (flag == "--only")
+            flags.only = FlagReader::split(value);
+        else if (flag == "--side") {
+            if (value != "raw" && value != "queuey")
+                reader.bad("--side takes raw or queuey, not '" + value + "'");
+            flags.side = value;
+        } else {
+            reader.bad("unknown flag " + flag);
+        }
+    });
+    if (flags.url.empty())
+        reader.bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
+    return flags;
+}

@@ -1,0 +1,136 @@
+// worker_bench: a queuey worker against raw rabbitmq-c doing the same wire work on the
+// same broker in the same run. Runs alternate raw, queuey, raw, ... on a freshly
+// declared, preloaded queue; each side's figure is the median of its runs. What each
+// benchmark does: flags.cpp (--help) and raw_side.cpp. stdout: the bench, raw and cpu
+// lines of common/report.hpp per benchmark; stderr: every run.
+#include "flags.hpp"
+#include "jobs.hpp"
+#include "raw_amqp.hpp"
+#include "report.hpp"
+#include "workload.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::uint8_t max_priority = 10;  // queuey's default, as the raw side declares it
+constexpr std::size_t preload_batch = 1000;
+
+struct Benchmark {
+    const char *name;
+    std::uint32_t concurrency;
+    bool fail_once;
+};
+
+const Benchmark all_benchmarks[] = {
+    {"worker_drain_c1", 1, false},
+    {"worker_drain_c2", 2, false},
+    {"worker_retry_once", 1, true},
+};
+
+struct Contender {
+    const char *name;
+    Timing (*run)(const WorkerWorkload &);
+};
+
+const Contender raw_side{"raw", raw_run};
+const Contender queuey_side{"queuey", queuey_run};
+
+// The broker's side of a run: fresh queues, the preload, the check afterwards.
+class Setup {
+public:
+    explicit Setup(const std::string &url) : admin_(url), loader_(url) { loader_.confirm_select(); }
+
+    void fresh(const WorkerWorkload &w) {
+        for (const std::string &queue : {w.queue, w.hold_queue, hold_queue_of(w.queue)})
+            admin_.delete_queue(queue);
+        admin_.declare_queue(w.queue, max_priority);
+        if (w.fail_once) admin_.declare_hold_queue(w.hold_queue, hold_ttl_ms, w.queue);
+        publish_pipelined(loader_, w.queue, *w.jobs, w.count, preload_batch);
+    }
+
+    void check_drained(const WorkerWorkload &w, const char *side) {
+        std::vector<std::string> queues{w.queue};
+        if (w.fail_once) queues.push_back(w.hold_queue);
+        for (const std::string &queue : queues) {
+            if (const std::uint32_t ready = admin_.ready_count(queue); ready != 0)
+                throw std::runtime_error(std::string(side) + ": " + std::to_string(ready) +
+                                         " jobs left in " + queue + ", expected none");
+        }
+    }
+
+    void delete_all(const WorkerWorkload &w) {
+        for (const std::string &queue :
+             {w.queue, w.hold_queue, hold_queue_of(w.queue), w.queue + ".dead"})
+            admin_.delete_queue(queue);
+    }
+
+private:
+    RawConnection admin_, loader_;
+};
+
+void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
+                   const Benchmark &benchmark, const Flags &flags, const JobSet &jobs) {
+    WorkerWorkload w{flags.url,
+                     flags.queue,
+                     flags.queue + ".raw_hold",
+                     &jobs,
+                     benchmark.fail_once ? flags.retry_jobs : flags.jobs,
+                     flags.prefetch,
+                     benchmark.concurrency,
+                     benchmark.fail_once};
+    std::vector<Side> runs;
+    for (const Contender *side : sides)
+        runs.push_back({side->name, [&setup, side, &w] {
+                            setup.fresh(w);
+                            const Timing timing = side->run(w);
+                            setup.check_drained(w, side->name);
+                            return sample_of(timing, w.count);
+                        }});
+    const auto medians = measure_interleaved(runs, flags.runs, benchmark.name);
+    if (sides.size() == 2)
+        print_pair(benchmark.name, medians[1], medians[0], true);
+    else
+        print_one(benchmark.name, sides[0]->name, medians[0]);
+    setup.delete_all(w);
+}
+
+std::vector<const Benchmark *> selected(const Flags &flags) {
+    std::vector<const Benchmark *> chosen;
+    for (const Benchmark &benchmark : all_benchmarks)
+        if (flags.only.empty() || std::count(flags.only.begin(), flags.only.end(), benchmark.name))
+            chosen.push_back(&benchmark);
+    for (const std::string &name : flags.only)
+        if (std::none_of(chosen.begin(), chosen.end(),
+                         [&](const Benchmark *b) { return name == b->name; }))
+            throw std::runtime_error("--only: no benchmark named '" + name + "'");
+    return chosen;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const Flags flags = parse_flags(argc, argv);
+    std::vector<const Contender *> sides;  // raw first: the runs go raw, queuey, raw, ...
+    if (flags.side != "queuey") sides.push_back(&raw_side);
+    if (flags.side != "raw") sides.push_back(&queuey_side);
+    try {
+        const auto benchmarks = selected(flags);
+        const JobSet jobs(flags.queue, std::max(flags.jobs, flags.retry_jobs));
+        std::fprintf(
+            stderr, "worker_bench: %zu-byte bodies, %zu runs per side, prefetch %u, queue %s\n",
+            jobs[0].message.body.size(), flags.runs, unsigned{flags.prefetch}, flags.queue.c_str());
+        Setup setup(flags.url);
+        for (const Benchmark *benchmark : benchmarks)
+            run_benchmark(setup, sides, *benchmark, flags, jobs);
+    } catch (const std::exception &error) {
+        std::fprintf(stderr, "worker_bench: %s\n", error.what());
+        return 1;
+    }
+    return 0;
+}
