@@ -556,7 +556,8 @@ QY_API qy_status qy_queue_config_set_prefetch(qy_queue_config *config, uint16_t 
 
 /**
  * The step that delays are rounded up to (one hold queue per distinct step count);
- * 0 counts as 1 ms. Default 1000 ms.
+ * 0 counts as 1 ms. Default 1000 ms. Below a second, a held job can be lost when the
+ * broker is slow: a hold queue's lease is only twice its delay (docs/broker.md).
  * @since 0.1.0
  */
 QY_API qy_status qy_queue_config_set_delay_granularity_ms(qy_queue_config *config,
