@@ -5,6 +5,7 @@
 // stdout, per benchmark (the first prefetch for consume_ack): the bench, raw and cpu
 // lines of common/report.hpp. Further prefetch values print `also consume_ack
 // prefetch=P: ...`. stderr: every run.
+#include "cli.hpp"
 #include "flags.hpp"
 #include "jobs.hpp"
 #include "raw_amqp.hpp"
@@ -73,18 +74,6 @@ void run_benchmark(RawConnection &admin, const std::vector<const Contender *> &s
     }
 }
 
-std::vector<const Benchmark *> selected(const Flags &flags) {
-    std::vector<const Benchmark *> chosen;
-    for (const Benchmark &benchmark : all_benchmarks)
-        if (flags.only.empty() || std::count(flags.only.begin(), flags.only.end(), benchmark.name))
-            chosen.push_back(&benchmark);
-    for (const std::string &name : flags.only)
-        if (std::none_of(chosen.begin(), chosen.end(),
-                         [&](const Benchmark *b) { return name == b->name; }))
-            throw std::runtime_error("--only: no benchmark named '" + name + "'");
-    return chosen;
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -93,7 +82,7 @@ int main(int argc, char **argv) {
     if (flags.side != "queuey") sides.push_back(&raw_contender);
     if (flags.side != "raw") sides.push_back(&queuey_contender);
     try {
-        const auto benchmarks = selected(flags);
+        const auto benchmarks = select_benchmarks(all_benchmarks, flags.only);
         const JobSet jobs(flags.queue, std::max(flags.jobs, flags.single_jobs));
         std::fprintf(stderr, "broker_bench: %zu-byte bodies, %zu runs per side, queue %s\n",
                      jobs[0].message.body.size(), flags.runs, flags.queue.c_str());

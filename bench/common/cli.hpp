@@ -2,8 +2,10 @@
 // pairs, -h/--help, and numbers and lists checked with an error that names the flag.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,3 +32,19 @@ private:
     const char *program_;
     const char *usage_;
 };
+
+// The benchmarks of `all` (each with a `name`) that --only names, in their own order; all
+// of them when only is empty. A name that matches none is an error.
+template <class Benchmark, std::size_t N>
+std::vector<const Benchmark *> select_benchmarks(const Benchmark (&all)[N],
+                                                 const std::vector<std::string> &only) {
+    std::vector<const Benchmark *> chosen;
+    for (const Benchmark &benchmark : all)
+        if (only.empty() || std::count(only.begin(), only.end(), benchmark.name))
+            chosen.push_back(&benchmark);
+    for (const std::string &name : only)
+        if (std::none_of(chosen.begin(), chosen.end(),
+                         [&](const Benchmark *b) { return name == b->name; }))
+            throw std::runtime_error("--only: no benchmark named '" + name + "'");
+    return chosen;
+}

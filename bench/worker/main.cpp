@@ -3,6 +3,7 @@
 // declared, preloaded queue; each side's figure is the median of its runs. What each
 // benchmark does: flags.cpp (--help) and raw_side.cpp. stdout: the bench, raw and cpu
 // lines of common/report.hpp per benchmark; stderr: every run.
+#include "cli.hpp"
 #include "flags.hpp"
 #include "jobs.hpp"
 #include "raw_amqp.hpp"
@@ -100,18 +101,6 @@ void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
     setup.delete_all(w);
 }
 
-std::vector<const Benchmark *> selected(const Flags &flags) {
-    std::vector<const Benchmark *> chosen;
-    for (const Benchmark &benchmark : all_benchmarks)
-        if (flags.only.empty() || std::count(flags.only.begin(), flags.only.end(), benchmark.name))
-            chosen.push_back(&benchmark);
-    for (const std::string &name : flags.only)
-        if (std::none_of(chosen.begin(), chosen.end(),
-                         [&](const Benchmark *b) { return name == b->name; }))
-            throw std::runtime_error("--only: no benchmark named '" + name + "'");
-    return chosen;
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -120,7 +109,7 @@ int main(int argc, char **argv) {
     if (flags.side != "queuey") sides.push_back(&raw_side);
     if (flags.side != "raw") sides.push_back(&queuey_side);
     try {
-        const auto benchmarks = selected(flags);
+        const auto benchmarks = select_benchmarks(all_benchmarks, flags.only);
         const JobSet jobs(flags.queue, std::max(flags.jobs, flags.retry_jobs));
         std::fprintf(
             stderr, "worker_bench: %zu-byte bodies, %zu runs per side, prefetch %u, queue %s\n",
