@@ -105,4 +105,8 @@ QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms) {
                      }};
 }
 
+QueueSpec hold_queue_spec(const QueueConfig &config, std::chrono::nanoseconds delay) {
+    return hold_queue_spec(config, hold_ttl_ms(delay, config.delay_granularity));
+}
+
 }  // namespace queuey

@@ -74,5 +74,7 @@ std::uint64_t hold_ttl_ms(std::chrono::nanoseconds delay, std::chrono::milliseco
 QueueSpec work_queue_spec(const QueueConfig &config);
 QueueSpec dead_letter_queue_spec(const QueueConfig &config);
 QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms);
+// The hold queue that delays a job of config by delay (hold_ttl_ms at its granularity).
+QueueSpec hold_queue_spec(const QueueConfig &config, std::chrono::nanoseconds delay);
 
 }  // namespace queuey

@@ -4,7 +4,7 @@
 #include "../envelope_codec.hpp"
 #include "rabbit_consumer.hpp"
 
-#include <set>
+#include <algorithm>
 
 namespace queuey {
 
@@ -47,36 +47,32 @@ QueueConfig RabbitBackend::config_of(const std::string &queue) const {
     return found->second;
 }
 
-std::string RabbitBackend::prepare_hold_queue(const QueueConfig &config, std::chrono::nanoseconds delay) {
-    const QueueSpec hold = hold_queue_spec(config, hold_ttl_ms(delay, config.delay_granularity));
-    // Declared before every held publish: the redeclare renews the x-expires lease.
-    connection_.declare(hold, false, deadline());
-    return hold.name;
-}
-
 std::vector<PublishOutcome> RabbitBackend::publish(const std::vector<Envelope> &envelopes,
                                                    std::optional<std::chrono::nanoseconds> delay) {
     std::vector<OutgoingMessage> messages;
     messages.reserve(envelopes.size());
-    std::map<std::string, std::string> hold_of_queue;  // one declare per queue in a batch
+    // Hold queues are declared before every held publish: the redeclare renews their
+    // x-expires lease. One declare per queue in a batch.
+    std::vector<QueueSpec> holds;
     for (const Envelope &envelope : envelopes) {
         std::string target = envelope.queue;
         if (delay) {
-            auto [hold, fresh] = hold_of_queue.try_emplace(envelope.queue);
-            if (fresh) hold->second = prepare_hold_queue(config_of(envelope.queue), *delay);
-            target = hold->second;
+            QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
+            target = hold.name;
+            if (std::find(holds.begin(), holds.end(), hold) == holds.end()) holds.push_back(std::move(hold));
         }
         messages.push_back({std::move(target), publish_properties(envelope), encode_envelope(envelope)});
     }
-    return publish_messages(std::move(messages));
+    return publish_messages(std::move(messages), std::move(holds));
 }
 
-std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages) {
+std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages,
+                                                            std::vector<QueueSpec> holds) {
     const std::size_t count = messages.size();
     if (count == 0) return {};
     auto waiter = std::make_shared<PublishWaiter>(count);
     const auto until = deadline();
-    connection_.publish(std::move(messages), waiter, until);
+    connection_.publish(std::move(messages), waiter, until, std::move(holds));
     if (!waiter->wait_until(until))
         return waiter->outcomes_or({QY_ERR_TIMEOUT, "the broker did not confirm the publish within " +
                                                         std::to_string(publish_timeout_.count()) +

@@ -29,10 +29,10 @@ public:
     std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues) override;
     void close() override;
 
-    // Publishes prepared messages and waits for their outcomes (used by settles too).
-    std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages);
-    // The hold queue of config for delay, declared (lease renewed) before each use.
-    std::string prepare_hold_queue(const QueueConfig &config, std::chrono::nanoseconds delay);
+    // Publishes prepared messages and waits for their outcomes (used by settles too),
+    // declaring the holds first (see RabbitConnection::publish).
+    std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages,
+                                                 std::vector<QueueSpec> holds = {});
     RabbitConnection &connection() { return connection_; }
     // Shared by all consumers of this client: a redelivery this process caused may reach
     // another of its consumers.

@@ -104,15 +104,19 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
     return future.get();
 }
 
+void RabbitConnection::declare_now(AmqpSession &session, const QueueSpec &spec) {
+    try {
+        session.declare_queue(declare_channel, spec);
+    } catch (const ChannelClosed &) {
+        session.open_channel(declare_channel);  // a refused declare closed it
+        throw;
+    }
+}
+
 void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time_point deadline) {
     call<void>(
         [this, spec, remember](AmqpSession &session) {
-            try {
-                session.declare_queue(declare_channel, spec);
-            } catch (const ChannelClosed &) {
-                session.open_channel(declare_channel);  // a refused declare closed it
-                throw;
-            }
+            declare_now(session, spec);
             if (remember && std::find(remembered_.begin(), remembered_.end(), spec) == remembered_.end())
                 remembered_.push_back(spec);
         },
@@ -120,13 +124,26 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
 }
 
 void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
-                               std::shared_ptr<PublishWaiter> waiter, Clock::time_point deadline) {
+                               std::shared_ptr<PublishWaiter> waiter, Clock::time_point deadline,
+                               std::vector<QueueSpec> declare_first) {
     auto batch = std::make_shared<std::vector<OutgoingMessage>>(std::move(messages));
     auto fail_from = [batch, waiter](std::size_t first, const Error &error) {
         for (std::size_t i = first; i < batch->size(); ++i)
             waiter->complete(i, {error.status(), error.what()});
     };
-    post({[this, batch, waiter, deadline, fail_from](AmqpSession &session) {
+    post({[this, batch, waiter, deadline, fail_from,
+           declare_first = std::move(declare_first)](AmqpSession &session) {
+              for (const QueueSpec &spec : declare_first) {
+                  try {
+                      declare_now(session, spec);
+                  } catch (const ConnectionLost &error) {
+                      fail_from(0, error);
+                      throw;  // the I/O thread reconnects
+                  } catch (const Error &error) {
+                      fail_from(0, error);  // a refused declare: nothing is published
+                      return;
+                  }
+              }
               for (std::size_t i = 0; i < batch->size(); ++i) {
                   if (Clock::now() > deadline) {
                       waiter->complete(i, {QY_ERR_TIMEOUT, "not published: timed out before it could be sent"});

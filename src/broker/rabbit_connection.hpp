@@ -90,8 +90,11 @@ public:
 
     // Publishes every message (mandatory, confirmed) and fills waiter's outcome for each
     // index. Publishes not written by the deadline fail with QY_ERR_TIMEOUT unsent.
+    // declare_first is declared (not remembered) in the same turn, right before the
+    // publishes: a hold queue's lease then starts as late as it can. When one of those
+    // declares fails, every message fails with its error, unsent.
     void publish(std::vector<OutgoingMessage> messages, std::shared_ptr<PublishWaiter> waiter,
-                 Clock::time_point deadline);
+                 Clock::time_point deadline, std::vector<QueueSpec> declare_first = {});
 
     // Opens a channel with basic.qos(prefetch) and consumes queue; deliveries arrive in
     // sink. Throws Error.
@@ -125,6 +128,7 @@ private:
     Result call(std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
                 const std::string &what);
 
+    void declare_now(AmqpSession &session, const QueueSpec &spec);
     void run();
     void run_commands();
     void send_acks();

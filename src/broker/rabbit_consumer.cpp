@@ -121,8 +121,8 @@ void RabbitDelivery::settle(Settlement settlement) {
     settled_ = true;
 }
 
-void RabbitDelivery::publish_then_ack(OutgoingMessage successor) {
-    const auto outcomes = backend_.publish_messages({std::move(successor)});
+void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds) {
+    const auto outcomes = backend_.publish_messages({std::move(successor)}, std::move(holds));
     if (outcomes.front().status != QY_OK) {
         forgiven_->add(envelope_.job_id);  // redelivered to rerun this attempt, not as a crash
         throw Error(outcomes.front().status, "", outcomes.front().message);
@@ -137,8 +137,9 @@ void RabbitDelivery::ack() {
 
 void RabbitDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay) {
     check_unsettled();
-    publish_then_ack({backend_.prepare_hold_queue(config_, delay), publish_properties(next),
-                      encode_envelope(next)});
+    QueueSpec hold = hold_queue_spec(config_, delay);
+    OutgoingMessage successor{hold.name, publish_properties(next), encode_envelope(next)};
+    publish_then_ack(std::move(successor), {std::move(hold)});
 }
 
 void RabbitDelivery::defer(const Envelope &next, std::chrono::nanoseconds delay) {

@@ -57,8 +57,9 @@ public:
 
 private:
     void check_unsettled() const;
-    // Publishes the successor, waits for its confirm, and only then acks.
-    void publish_then_ack(OutgoingMessage successor);
+    // Publishes the successor (declaring holds first), waits for its confirm, and only
+    // then acks; a failed publish leaves the delivery unsettled and throws.
+    void publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds = {});
     void settle(Settlement settlement);
 
     RabbitBackend &backend_;
