@@ -10,21 +10,9 @@
 
 namespace {
 
-template <typename T>
-using Owned = std::unique_ptr<T, void (*)(T *)>;
-
 // A client with the benchmark queue declared (prefetch w.prefetch), untimed.
 Owned<qy_client> connect(const Workload &w) {
-    qy_error *err = nullptr;
-    qy_client *client = nullptr;
-    check_qy(qy_client_new(w.url.c_str(), nullptr, &client, &err), err, "connecting");
-    Owned<qy_client> owned(client, qy_client_free);
-    qy_queue_config *config = nullptr;
-    check_qy(qy_queue_config_new(w.queue.c_str(), &config, &err), err, "configuring the queue");
-    const Owned<qy_queue_config> owned_config(config, qy_queue_config_free);
-    check_qy(qy_queue_config_set_prefetch(config, w.prefetch, &err), err, "setting the prefetch");
-    check_qy(qy_client_declare(client, config, &err), err, "declaring the queue");
-    return owned;
+    return connect_declared(w.url, w.queue, w.prefetch, 1000);  // the default granularity
 }
 
 Owned<qy_producer> new_producer(qy_client *client) {

@@ -46,3 +46,29 @@ std::vector<std::string> FlagReader::split(const std::string &list) {
         if (!item.empty()) items.push_back(item);
     return items;
 }
+
+void read_flags(const FlagReader &reader, int argc, char **argv, CommonFlags &common,
+                const std::function<bool(const std::string &flag, const std::string &value)> &own_flag) {
+    if (const char *url = std::getenv("QUEUEY_URL")) common.url = url;
+    reader.read(argc, argv, [&](const std::string &flag, const std::string &value) {
+        if (flag == "--url")
+            common.url = value;
+        else if (flag == "--queue")
+            common.queue = value;
+        else if (flag == "--runs")
+            common.runs = reader.positive(flag, value, 1000);
+        else if (flag == "--jobs")
+            common.jobs = reader.positive(flag, value, 10'000'000);
+        else if (flag == "--only")
+            common.only = FlagReader::split(value);
+        else if (flag == "--side") {
+            if (value != "raw" && value != "queuey")
+                reader.bad("--side takes raw or queuey, not '" + value + "'");
+            common.side = value;
+        } else if (!own_flag(flag, value)) {
+            reader.bad("unknown flag " + flag);
+        }
+    });
+    if (common.url.empty())
+        reader.bad("no broker: pass --url or set QUEUEY_URL (scripts/bench does)");
+}

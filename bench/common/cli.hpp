@@ -7,6 +7,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 class FlagReader {
@@ -48,3 +49,21 @@ std::vector<const Benchmark *> select_benchmarks(const Benchmark (&all)[N],
             throw std::runtime_error("--only: no benchmark named '" + name + "'");
     return chosen;
 }
+
+// The flags every bench program takes, with the URL from $QUEUEY_URL by default.
+struct CommonFlags {
+    CommonFlags(std::string default_queue, std::size_t default_jobs)
+        : queue(std::move(default_queue)), jobs(default_jobs) {}
+
+    std::string url;                // --url, else $QUEUEY_URL
+    std::string queue;              // --queue: deleted and declared again per run
+    std::size_t runs = 5;           // --runs: per side and benchmark
+    std::size_t jobs;               // --jobs
+    std::vector<std::string> only;  // --only NAME,...: default all
+    std::string side;               // --side raw|queuey: only that one (profiling)
+};
+
+// Reads argv: the common flags into common, every other one to own_flag, which returns
+// false for a flag it does not know either (an error). No URL at all is an error too.
+void read_flags(const FlagReader &reader, int argc, char **argv, CommonFlags &common,
+                const std::function<bool(const std::string &flag, const std::string &value)> &own_flag);

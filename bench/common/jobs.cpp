@@ -84,3 +84,19 @@ void publish_pipelined(RawConnection &connection, const std::string &queue, cons
         connection.await_confirms();
     }
 }
+
+Owned<qy_client> connect_declared(const std::string &url, const std::string &queue,
+                                  std::uint16_t prefetch, std::uint32_t granularity_ms) {
+    qy_error *err = nullptr;
+    qy_client *client = nullptr;
+    check_qy(qy_client_new(url.c_str(), nullptr, &client, &err), err, "connecting");
+    Owned<qy_client> owned(client, qy_client_free);
+    qy_queue_config *config = nullptr;
+    check_qy(qy_queue_config_new(queue.c_str(), &config, &err), err, "configuring the queue");
+    const Owned<qy_queue_config> owned_config(config, qy_queue_config_free);
+    check_qy(qy_queue_config_set_prefetch(config, prefetch, &err), err, "setting the prefetch");
+    check_qy(qy_queue_config_set_delay_granularity_ms(config, granularity_ms, &err), err,
+             "setting the delay granularity");
+    check_qy(qy_client_declare(client, config, &err), err, "declaring the queue");
+    return owned;
+}

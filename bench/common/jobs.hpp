@@ -8,6 +8,7 @@
 #include <queuey/queuey.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -38,3 +39,10 @@ void publish_pipelined(RawConnection &connection, const std::string &queue, cons
 // QY_OK. err by reference: read only here, after the call that fills it (the order in
 // which arguments are evaluated is unspecified).
 void check_qy(qy_status status, qy_error *const &err, const char *doing);
+
+template <typename T>
+using Owned = std::unique_ptr<T, void (*)(T *)>;
+
+// A client on url with queue declared (prefetch, delay granularity); setup, untimed.
+Owned<qy_client> connect_declared(const std::string &url, const std::string &queue,
+                                  std::uint16_t prefetch, std::uint32_t granularity_ms);

@@ -1,20 +1,19 @@
 // The command line of worker_bench.
 #pragma once
 
+#include "cli.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-struct Flags {
-    std::string url;                            // --url, else $QUEUEY_URL
-    std::string queue = "queuey.worker_bench";  // --queue: deleted and declared again per run
-    std::size_t runs = 5;                       // --runs: per side and benchmark
-    std::size_t jobs = 10000;                   // --jobs: for the drains
-    std::size_t retry_jobs = 3000;              // --retry-jobs: for worker_retry_once
-    std::uint16_t prefetch = 16;                // --prefetch: queuey's default
-    std::vector<std::string> only;              // --only NAME,...: default all
-    std::string side;                           // --side raw|queuey: only that one (profiling)
+// The common flags (cli.hpp) and worker_bench's own.
+struct Flags : CommonFlags {
+    Flags() : CommonFlags("queuey.worker_bench", 10000) {}  // --jobs: for the drains
+
+    std::size_t retry_jobs = 3000;  // --retry-jobs: for worker_retry_once
+    std::uint16_t prefetch = 16;    // --prefetch: queuey's default
 };
 
 // Parses argv; prints usage and exits on --help or a bad flag.

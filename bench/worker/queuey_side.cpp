@@ -15,9 +15,6 @@
 
 namespace {
 
-template <typename T>
-using Owned = std::unique_ptr<T, void (*)(T *)>;
-
 // A run that makes no progress this long is stuck (a lost or unsettled job).
 constexpr std::chrono::seconds stall_limit{30};
 
@@ -49,18 +46,7 @@ qy_job_result no_op(qy_job *job, void *user_data) {
 }
 
 Owned<qy_client> connect(const WorkerWorkload &w) {
-    qy_error *err = nullptr;
-    qy_client *client = nullptr;
-    check_qy(qy_client_new(w.url.c_str(), nullptr, &client, &err), err, "connecting");
-    Owned<qy_client> owned(client, qy_client_free);
-    qy_queue_config *config = nullptr;
-    check_qy(qy_queue_config_new(w.queue.c_str(), &config, &err), err, "configuring the queue");
-    const Owned<qy_queue_config> owned_config(config, qy_queue_config_free);
-    check_qy(qy_queue_config_set_prefetch(config, w.prefetch, &err), err, "setting the prefetch");
-    check_qy(qy_queue_config_set_delay_granularity_ms(config, hold_ttl_ms, &err), err,
-             "setting the delay granularity");
-    check_qy(qy_client_declare(client, config, &err), err, "declaring the queue");
-    return owned;
+    return connect_declared(w.url, w.queue, w.prefetch, hold_ttl_ms);
 }
 
 Owned<qy_worker> new_worker(qy_client *client, const WorkerWorkload &w, Progress &progress) {

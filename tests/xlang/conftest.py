@@ -4,9 +4,8 @@
         [--require rust [--require ...]]
 
 Every test over a `pair` runs once per (producer, worker) pair of the given
-implementations (with --require NAME, only the pairs that involve NAME, or one of the
-NAMEs when given more than once); every test over
-a `side` once per implementation.
+implementations (with --require, only the pairs that involve one of the NAMEs given);
+every test over a `side` once per implementation.
 """
 
 from __future__ import annotations
