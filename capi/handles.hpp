@@ -9,12 +9,14 @@
 #include "../src/envelope.hpp"
 #include "../src/memory/memory_backend.hpp"
 #include "../src/producer.hpp"
+#include "../src/worker/stop_signals.hpp"
 #include "../src/worker/worker.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 
 struct qy_error {
@@ -37,7 +39,7 @@ struct qy_client_options {
 
 struct qy_client {
     std::shared_ptr<queuey::Backend> backend;
-    queuey::Logger logger;  // handed on to its workers
+    queuey::Logger logger;                          // handed on to its workers
     std::shared_ptr<queuey::MemoryBackend> memory;  // the same backend, for memory://
 };
 
@@ -75,7 +77,10 @@ struct qy_worker {
         std::optional<queuey::RetryPolicy> policy;
     };
     std::vector<Registration> registrations;
-    mutable std::mutex mutex;  // guards the fields below
+    // Set by the signal handlers of qy_worker_shutdown_on_signals() (options.stop_requested).
+    std::shared_ptr<std::atomic<bool>> stop_flag = std::make_shared<std::atomic<bool>>(false);
+    std::unique_ptr<queuey::StopSignals> stop_signals;
+    mutable std::mutex mutex;                // guards the fields below
     std::unique_ptr<queuey::Worker> worker;  // set by qy_worker_run(), kept for the counters
     bool shutdown_requested = false;
 };

@@ -31,7 +31,8 @@ qy_status qy_queue_config_set_max_priority(qy_queue_config *config, uint8_t max_
     });
 }
 
-qy_status qy_queue_config_set_message_ttl_ms(qy_queue_config *config, int64_t ttl_ms, qy_error **err) {
+qy_status qy_queue_config_set_message_ttl_ms(qy_queue_config *config, int64_t ttl_ms,
+                                             qy_error **err) {
     return guarded(err, [&] {
         auto &value = require(config, "config").value;
         value.message_ttl_ms = ttl_ms < 0 ? std::nullopt : std::optional(ttl_ms);
@@ -42,8 +43,9 @@ qy_status qy_queue_config_set_prefetch(qy_queue_config *config, uint16_t prefetc
     return guarded(err, [&] {
         auto &value = require(config, "config").value;
         if (prefetch == 0)
-            throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "prefetch",
-                                "must be at least 1 (0 would mean no limit on unacknowledged deliveries)");
+            throw queuey::Error(
+                QY_ERR_INVALID_ARGUMENT, "prefetch",
+                "must be at least 1 (0 would mean no limit on unacknowledged deliveries)");
         value.prefetch = prefetch;
     });
 }
@@ -51,7 +53,16 @@ qy_status qy_queue_config_set_prefetch(qy_queue_config *config, uint16_t prefetc
 qy_status qy_queue_config_set_delay_granularity_ms(qy_queue_config *config, uint32_t granularity_ms,
                                                    qy_error **err) {
     return guarded(err, [&] {
-        require(config, "config").value.delay_granularity = std::chrono::milliseconds(granularity_ms);
+        require(config, "config").value.delay_granularity =
+            std::chrono::milliseconds(granularity_ms);
+    });
+}
+
+qy_status qy_queue_config_set_max_lost_runs(qy_queue_config *config, uint32_t max_lost_runs,
+                                            qy_error **err) {
+    return guarded(err, [&] {
+        require(config, "config").value.max_lost_runs =
+            queuey::checked_max_lost_runs(max_lost_runs);
     });
 }
 

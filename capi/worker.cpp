@@ -14,7 +14,8 @@ namespace {
 queuey::WorkerOptions &configurable(qy_worker *worker) {
     auto &target = require(worker, "worker");
     if (target.worker)
-        throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "", "configure a worker before qy_worker_run()");
+        throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "",
+                            "configure a worker before qy_worker_run()");
     return target.options;
 }
 
@@ -27,8 +28,10 @@ queuey::JobOutcome outcome_of(int result, queuey::JobOutcome details) {
     };
     switch (result) {
         case QY_JOB_SUCCESS: return queuey::JobOutcome::success();
-        case QY_JOB_RETRY: return with_default(Kind::retryable_error, "the handler asked for a retry");
-        case QY_JOB_FATAL: return with_default(Kind::fatal_error, "the handler reported a fatal error");
+        case QY_JOB_RETRY:
+            return with_default(Kind::retryable_error, "the handler asked for a retry");
+        case QY_JOB_FATAL:
+            return with_default(Kind::fatal_error, "the handler reported a fatal error");
         case QY_JOB_DEFER: return with_default(Kind::deferral, "deferred by the handler");
         case QY_JOB_UNDECODABLE:
             return with_default(Kind::undecodable, "the handler could not decode the payload");
@@ -51,11 +54,13 @@ qy_status qy_worker_new(qy_client *client, const char *const *queues, size_t que
         auto worker = std::make_unique<qy_worker>();
         worker->backend = source.backend;
         worker->options.logger = source.logger;
+        worker->options.stop_requested = worker->stop_flag;
         if (queue_count > 0) require(queues, "queues");
         for (size_t i = 0; i < queue_count; ++i)
             worker->options.queues.emplace_back(require_text(queues[i], "queues[i]"));
         if (worker->options.queues.empty())
-            throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "queues", "a worker needs at least one queue");
+            throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "queues",
+                                "a worker needs at least one queue");
         target = worker.release();
     });
 }
@@ -69,27 +74,38 @@ qy_status qy_worker_set_concurrency(qy_worker *worker, uint32_t concurrency, qy_
 qy_status qy_worker_set_job_timeout_ms(qy_worker *worker, uint32_t timeout_ms, qy_error **err) {
     return guarded(err, [&] {
         auto &timeout = configurable(worker).job_timeout;
-        timeout = timeout_ms == 0 ? std::nullopt : std::optional(std::chrono::milliseconds(timeout_ms));
+        timeout =
+            timeout_ms == 0 ? std::nullopt : std::optional(std::chrono::milliseconds(timeout_ms));
     });
 }
 
-qy_status qy_worker_set_default_retry(qy_worker *worker, const qy_retry_policy *policy, qy_error **err) {
-    return guarded(err, [&] { configurable(worker).default_retry = require(policy, "policy").value; });
+qy_status qy_worker_set_max_lost_runs(qy_worker *worker, uint32_t max_lost_runs, qy_error **err) {
+    return guarded(err, [&] {
+        configurable(worker).max_lost_runs = queuey::checked_max_lost_runs(max_lost_runs);
+    });
+}
+
+qy_status qy_worker_set_default_retry(qy_worker *worker, const qy_retry_policy *policy,
+                                      qy_error **err) {
+    return guarded(err,
+                   [&] { configurable(worker).default_retry = require(policy, "policy").value; });
 }
 
 qy_status qy_worker_set_job_type_retry(qy_worker *worker, const char *job_type,
                                        const qy_retry_policy *policy, qy_error **err) {
     return guarded(err, [&] {
         auto &overrides = configurable(worker).job_type_retry;
-        overrides.insert_or_assign(std::string(require_text(job_type, "job_type")), require(policy, "policy").value);
+        overrides.insert_or_assign(std::string(require_text(job_type, "job_type")),
+                                   require(policy, "policy").value);
     });
 }
 
-qy_status qy_worker_set_queue_retry(qy_worker *worker, const char *queue, const qy_retry_policy *policy,
-                                    qy_error **err) {
+qy_status qy_worker_set_queue_retry(qy_worker *worker, const char *queue,
+                                    const qy_retry_policy *policy, qy_error **err) {
     return guarded(err, [&] {
         auto &overrides = configurable(worker).queue_retry;
-        overrides.insert_or_assign(std::string(require_text(queue, "queue")), require(policy, "policy").value);
+        overrides.insert_or_assign(std::string(require_text(queue, "queue")),
+                                   require(policy, "policy").value);
     });
 }
 
@@ -137,7 +153,8 @@ qy_status qy_worker_run(qy_worker *worker, qy_error **err) {
         queuey::Worker *core = nullptr;
         {
             std::lock_guard lock(target.mutex);
-            if (target.worker) throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "", "a worker runs only once");
+            if (target.worker)
+                throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "", "a worker runs only once");
             target.worker = std::make_unique<queuey::Worker>(target.backend, target.options);
             for (auto &registration : target.registrations)
                 target.worker->register_handler(registration.job_type, registration.handler,
@@ -154,6 +171,15 @@ void qy_worker_shutdown(qy_worker *worker) {
     std::lock_guard lock(worker->mutex);
     worker->shutdown_requested = true;
     if (worker->worker) worker->worker->shutdown();
+}
+
+qy_status qy_worker_shutdown_on_signals(qy_worker *worker, qy_error **err) {
+    return guarded(err, [&] {
+        auto &target = require(worker, "worker");
+        std::lock_guard lock(target.mutex);
+        if (!target.stop_signals)
+            target.stop_signals = std::make_unique<queuey::StopSignals>(target.stop_flag);
+    });
 }
 
 uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter) {
@@ -173,6 +199,7 @@ uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter) {
         case QY_COUNTER_WORKER_LOST: return counters.worker_lost;
         case QY_COUNTER_SETTLE_FAILURES: return counters.settle_failures;
         case QY_COUNTER_IN_FLIGHT: return counters.in_flight;
+        case QY_COUNTER_DEAD_LETTERED_LOST: return counters.dead_lettered_lost;
     }
     return 0;
 }
@@ -182,7 +209,8 @@ const qy_envelope *qy_job_envelope(const qy_job *job) { return job ? &job->envel
 int qy_job_cancelled(const qy_job *job) { return job && job->job.cancelled() ? 1 : 0; }
 
 qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err) {
-    return guarded(err, [&] { require(job, "job").outcome.message = require_text(message, "message"); });
+    return guarded(err,
+                   [&] { require(job, "job").outcome.message = require_text(message, "message"); });
 }
 
 qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, qy_error **err) {
@@ -194,7 +222,8 @@ qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, q
 }
 
 qy_status qy_job_set_retry_policy(qy_job *job, const qy_retry_policy *policy, qy_error **err) {
-    return guarded(err, [&] { require(job, "job").outcome.retry_policy = require(policy, "policy").value; });
+    return guarded(
+        err, [&] { require(job, "job").outcome.retry_policy = require(policy, "policy").value; });
 }
 
 }  // extern "C"

@@ -15,6 +15,12 @@ AmqpProperties publish_properties(const Envelope &env) {
     return props;
 }
 
+AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs) {
+    AmqpProperties props = publish_properties(env);
+    props.headers.push_back({std::string(lost_runs_header), lost_runs});
+    return props;
+}
+
 AmqpProperties dead_letter_properties(const Envelope &env, std::string_view reason) {
     AmqpProperties props = publish_properties(env);
     props.headers.push_back({"x-death-reason", std::string(reason)});

@@ -35,6 +35,13 @@ struct AmqpProperties {
 
 AmqpProperties publish_properties(const Envelope &env);
 
+// The header that carries how often a job was lost (docs/worker.md, lost runs): queuey's
+// own, on the copy that a worker publishes of a redelivered job.
+inline constexpr std::string_view lost_runs_header = "x-lost-runs";
+
+// publish_properties plus x-lost-runs.
+AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs);
+
 // publish_properties plus x-death-reason, x-original-queue and x-attempts.
 AmqpProperties dead_letter_properties(const Envelope &env, std::string_view reason);
 

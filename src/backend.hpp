@@ -8,6 +8,7 @@
 #include "topology.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,9 @@ public:
     // may have been running when its worker died. Redeliveries that this process caused
     // itself (jobs it held when its connection or channel was replaced) do not count.
     virtual bool redelivered() const = 0;
+    // How often the job was lost before this delivery: the count a requeue_lost() copy
+    // carries (0 for any other delivery).
+    virtual std::uint32_t lost_runs() const = 0;
 
     virtual void ack() = 0;
     // Publishes next into the hold queue for delay, then acks. next is what the retry
@@ -36,6 +40,9 @@ public:
     virtual void defer(const Envelope &next, std::chrono::nanoseconds delay) = 0;
     // Publishes the envelope to the dead-letter queue with the reason, then acks.
     virtual void dead_letter(const std::string &reason) = 0;
+    // Publishes the same job again to the back of its queue, carrying lost_runs (the
+    // lost-run count after this loss), then acks: how a redelivered job comes to run.
+    virtual void requeue_lost(std::uint32_t lost_runs) = 0;
 };
 
 class Consumer {

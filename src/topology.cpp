@@ -28,6 +28,13 @@ void check_hold_ttl(std::uint64_t ttl_ms) {
 
 }  // namespace
 
+std::uint32_t checked_max_lost_runs(std::uint32_t max_lost_runs) {
+    if (max_lost_runs == 0)
+        throw Error(QY_ERR_INVALID_ARGUMENT, "max_lost_runs",
+                    "must be at least 1 (a job is dead-lettered when it has been lost this often)");
+    return max_lost_runs;
+}
+
 void check_queue_name(std::string_view name) {
     check_name_argument("queue", name, false);
     if (name.size() > max_queue_name_bytes)

@@ -22,6 +22,8 @@ inline constexpr std::uint64_t max_delay_ms = 2147483647;
 inline constexpr std::size_t max_queue_name_bytes = 235;
 inline constexpr std::uint8_t default_max_priority = 10;
 inline constexpr std::uint16_t default_prefetch = 16;
+// How often a job may be lost (its worker gone mid-run) before it is dead-lettered.
+inline constexpr std::uint32_t default_max_lost_runs = 3;
 
 // A logical queue as the user configures it.
 struct QueueConfig {
@@ -34,6 +36,8 @@ struct QueueConfig {
     std::chrono::milliseconds delay_granularity{1000};
     // The retry policy of the jobs of this queue, below the worker's overrides.
     std::optional<RetryPolicy> retry_policy;
+    // The lost-run budget of the jobs of this queue; unset: the worker's.
+    std::optional<std::uint32_t> max_lost_runs;
 
     // The priority a deferral publishes at: the queue's max, 0 without priorities.
     std::uint8_t deferral_priority() const { return max_priority.value_or(0); }
@@ -57,11 +61,15 @@ struct QueueSpec {
     bool operator==(const QueueSpec &) const = default;
 };
 
+// Returns a lost-run budget after checking it: Error(QY_ERR_INVALID_ARGUMENT,
+// "max_lost_runs") for 0 (a job has to run once before it can be lost).
+std::uint32_t checked_max_lost_runs(std::uint32_t max_lost_runs);
+
 // Throws Error(QY_ERR_INVALID_ARGUMENT, "queue") unless name is a usable logical queue
 // name: non-empty, valid UTF-8 without NUL, at most max_queue_name_bytes bytes.
 void check_queue_name(std::string_view name);
 
-std::string dead_letter_queue_name(std::string_view queue);               // q.dead
+std::string dead_letter_queue_name(std::string_view queue);                 // q.dead
 std::string hold_queue_name(std::string_view queue, std::uint64_t ttl_ms);  // q.deferred.N
 
 // The TTL of the hold queue for a delay: rounded up to whole milliseconds, then up to a

@@ -3,6 +3,7 @@ package queuey_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,11 @@ func TestBadClientInput(t *testing.T) {
 	err = client.Declare(ctx, queuey.NewQueueConfig(strings.Repeat("q", 300)))
 	expectError(t, "a long queue name", err, queuey.ErrInvalidArgument, "235")
 	cfg := queuey.NewQueueConfig("q")
+	cfg.MaxLostRuns = math.MaxUint32
+	if err := client.Declare(ctx, cfg); err != nil {
+		t.Errorf("the largest lost-run budget: %v", err)
+	}
+	cfg = queuey.NewQueueConfig("q")
 	cfg.MessageTTL = -time.Second
 	expectError(t, "a negative TTL", client.Declare(ctx, cfg), queuey.ErrInvalidArgument, "message TTL")
 	if err := client.Declare(ctx, queuey.NewQueueConfig("q")); err != nil {
@@ -181,6 +187,7 @@ func TestBadClientInput(t *testing.T) {
 	expectError(t, "a second handler", worker.Handle("t", noop), queuey.ErrInvalidArgument, "t")
 	expectError(t, "a nil handler", worker.Handle("u", nil), queuey.ErrInvalidArgument, "handler")
 	expectError(t, "a negative concurrency", worker.SetConcurrency(-1), queuey.ErrInvalidArgument, "concurrency")
+	expectError(t, "a lost-run budget of 0", worker.SetMaxLostRuns(0), queuey.ErrInvalidArgument, "max_lost_runs")
 	_, err = client.NewWorker()
 	expectError(t, "a worker without queues", err, queuey.ErrInvalidArgument, "queues")
 	undeclared, err := client.NewWorker("never-declared")

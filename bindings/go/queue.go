@@ -24,6 +24,9 @@ type QueueConfig struct {
 	DelayGranularity time.Duration
 	// Retry is the queue's own retry policy, or nil.
 	Retry *RetryPolicy
+	// MaxLostRuns is how often a job may be lost (its worker gone mid-run) before it is
+	// dead-lettered; 0: the worker's budget (Worker.SetMaxLostRuns, default 3).
+	MaxLostRuns uint32
 }
 
 // NewQueueConfig is a configuration with queuey's defaults: durable, max priority 10,
@@ -64,6 +67,11 @@ func withQueueConfig(cfg QueueConfig, f func(p *C.qy_queue_config) error) error 
 		func(err **C.qy_error) C.qy_status {
 			return C.qy_queue_config_set_delay_granularity_ms(p, C.uint32_t(granularity), err)
 		},
+	}
+	if cfg.MaxLostRuns != 0 {
+		setters = append(setters, func(err **C.qy_error) C.qy_status {
+			return C.qy_queue_config_set_max_lost_runs(p, C.uint32_t(cfg.MaxLostRuns), err)
+		})
 	}
 	for _, set := range setters {
 		if err := call(set); err != nil {

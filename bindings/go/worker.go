@@ -147,6 +147,29 @@ func (w *Worker) SetConcurrency(n int) error {
 	})
 }
 
+// SetMaxLostRuns sets how often a job may be lost (redelivered after its worker went
+// away mid-run) before it is dead-lettered, for queues that set no budget of their own
+// (QueueConfig.MaxLostRuns); default 3, at least 1.
+func (w *Worker) SetMaxLostRuns(n int) error {
+	if n < 1 || int64(n) > maxUint32Ms {
+		return invalid("max_lost_runs", fmt.Sprintf("%d is out of range 1..%d", n, maxUint32Ms))
+	}
+	return w.call(func(p *C.qy_worker, err **C.qy_error) C.qy_status {
+		return C.qy_worker_set_max_lost_runs(p, C.uint32_t(n), err)
+	})
+}
+
+// ShutdownOnSignals makes SIGINT and SIGTERM shut the worker down gracefully, through
+// the C library's own signal handlers (qy_worker_shutdown_on_signals): Run returns once
+// what the worker received is settled; a second signal ends the process. Go's os/signal
+// then no longer sees those two signals; the usual Go way, which keeps it, is
+// Run(ctx) with ctx from signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM).
+func (w *Worker) ShutdownOnSignals() error {
+	return w.call(func(p *C.qy_worker, err **C.qy_error) C.qy_status {
+		return C.qy_worker_shutdown_on_signals(p, err)
+	})
+}
+
 // SetJobTimeout makes a job that runs longer than d count as a retryable error ("job
 // timed out after ..."); 0 (the default): no limit. The handler's ctx ends then too.
 func (w *Worker) SetJobTimeout(d time.Duration) error {
@@ -260,6 +283,7 @@ const (
 	CounterWorkerLost              Counter = C.QY_COUNTER_WORKER_LOST
 	CounterSettleFailures          Counter = C.QY_COUNTER_SETTLE_FAILURES
 	CounterInFlight                Counter = C.QY_COUNTER_IN_FLIGHT
+	CounterDeadLetteredLost        Counter = C.QY_COUNTER_DEAD_LETTERED_LOST
 )
 
 // Counter reads a count of what the worker did; from any goroutine while it runs.

@@ -60,6 +60,8 @@ int main(int argc, char **argv) {
         failed("policy", qy_retry_policy_set_exponential(retry, 1000, 2.0, 10000, 1, &err), &err) ||
         failed("worker", qy_worker_new(client, queues, 1, &w, &err), &err) ||
         failed("worker", qy_worker_set_concurrency(w, 1, &err), &err) ||
+        /* Ctrl-C or SIGTERM (a deploy): finish and settle what was received, then return. */
+        failed("signals", qy_worker_shutdown_on_signals(w, &err), &err) ||
         failed("register",
                qy_worker_register(w, "send_email", send_email, &progress, NULL, retry, &err), &err))
         goto done;

@@ -30,7 +30,8 @@ int main(int argc, char **argv) try {
 
     queuey::Worker worker(client, {"example.reports"});
     std::atomic<unsigned> seen{0}, done{0};
-    worker.concurrency(4).handle("render_report", [&](queuey::Job &job) {
+    // Ctrl-C or SIGTERM (a deploy): run() returns once what was received is settled.
+    worker.concurrency(4).shutdown_on_signals().handle("render_report", [&](queuey::Job &job) {
         if (job.deferrals() == 0 && seen++ % 10 == 9) return job.defer(1s, "data not ready yet");
         std::printf("rendered %.*s\n", int(job.payload().size()), job.payload().data());
         if (++done == wanted) worker.shutdown();  // run() returns once running jobs settled

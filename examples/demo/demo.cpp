@@ -342,7 +342,7 @@ int demo(const std::string &url) {
 
     Tally tally;
     queuey::Worker worker(client, {"demo.emails", "demo.reports"});
-    worker.concurrency(threads);
+    worker.concurrency(threads).shutdown_on_signals();  // Ctrl-C: a graceful stop
     add_handlers(worker, run, tally);
     std::printf("\nworker: %u threads on both queues, running...\n", threads);
     const auto work_start = Clock::now();

@@ -167,9 +167,8 @@ typedef struct qy_envelope qy_envelope;
  * QY_ERR_BAD_JSON (the payload is not one JSON value; field "payload").
  * @since 0.1.0
  */
-QY_API qy_status qy_envelope_new(const char *job_type, const char *queue,
-                                 const char *payload_json, size_t payload_len,
-                                 qy_envelope **out, qy_error **err);
+QY_API qy_status qy_envelope_new(const char *job_type, const char *queue, const char *payload_json,
+                                 size_t payload_len, qy_envelope **out, qy_error **err);
 
 /**
  * Decodes a message body. Accepts bodies without deferrals, priority or correlation_id
@@ -210,8 +209,8 @@ QY_API qy_status qy_envelope_next_attempt(const qy_envelope *env, qy_envelope **
  * On success *out is the caller's, freed with qy_envelope_free().
  * @since 0.1.0
  */
-QY_API qy_status qy_envelope_deferred(const qy_envelope *env, uint8_t priority,
-                                      qy_envelope **out, qy_error **err);
+QY_API qy_status qy_envelope_deferred(const qy_envelope *env, uint8_t priority, qy_envelope **out,
+                                      qy_error **err);
 
 /**
  * Sets the caller-owned correlation id, which queuey carries but never interprets, or
@@ -550,7 +549,8 @@ QY_API qy_status qy_queue_config_set_max_priority(qy_queue_config *config, uint8
 QY_API qy_status qy_queue_config_set_message_ttl_ms(qy_queue_config *config, int64_t ttl_ms,
                                                     qy_error **err);
 
-/** How many unacknowledged deliveries a consumer holds at once, 1 to 65535. Default 16. @since 0.1.0 */
+/** How many unacknowledged deliveries a consumer holds at once, 1 to 65535. Default 16. @since
+ * 0.1.0 */
 QY_API qy_status qy_queue_config_set_prefetch(qy_queue_config *config, uint16_t prefetch,
                                               qy_error **err);
 
@@ -596,8 +596,7 @@ QY_API void qy_producer_free(qy_producer *producer);
  * QY_ERR_NACKED, QY_ERR_TIMEOUT, QY_ERR_CONNECTION, QY_ERR_CLOSED.
  * @since 0.1.0
  */
-QY_API qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *env,
-                                     qy_error **err);
+QY_API qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *env, qy_error **err);
 
 /**
  * Publishes env so that it arrives in its queue after delay_ms (rounded up to the
@@ -613,8 +612,8 @@ QY_API qy_status qy_producer_enqueue_after(qy_producer *producer, const qy_envel
  * ahead of the backlog.
  * @since 0.1.0
  */
-QY_API qy_status qy_producer_defer(qy_producer *producer, const qy_envelope *env,
-                                   uint64_t delay_ms, qy_error **err);
+QY_API qy_status qy_producer_defer(qy_producer *producer, const qy_envelope *env, uint64_t delay_ms,
+                                   qy_error **err);
 
 /**
  * Publishes count envelopes with many in flight at once and waits for every confirm.
@@ -661,7 +660,8 @@ QY_API qy_status qy_consumer_next(qy_consumer *consumer, uint32_t timeout_ms, qy
 /** The delivered envelope. Borrowed from the delivery. @since 0.1.0 */
 QY_API const qy_envelope *qy_delivery_envelope(const qy_delivery *delivery);
 
-/** 1 when the broker delivered this job before (to a consumer that did not settle it). @since 0.1.0 */
+/** 1 when the broker delivered this job before (to a consumer that did not settle it). @since 0.1.0
+ */
 QY_API int qy_delivery_redelivered(const qy_delivery *delivery);
 
 /** Acknowledges: the job is done. @since 0.1.0 */
@@ -685,8 +685,7 @@ QY_API qy_status qy_delivery_defer(qy_delivery *delivery, const qy_envelope *nex
  * x-original-queue and x-attempts, waits for the confirm, then acknowledges.
  * @since 0.1.0
  */
-QY_API qy_status qy_delivery_dead_letter(qy_delivery *delivery, const char *reason,
-                                         qy_error **err);
+QY_API qy_status qy_delivery_dead_letter(qy_delivery *delivery, const char *reason, qy_error **err);
 
 /**
  * Frees a delivery. One that was not settled goes back to its queue (to be delivered
@@ -734,6 +733,16 @@ QY_API qy_status qy_retry_policy_set_exponential(qy_retry_policy *policy, uint64
 QY_API qy_status qy_queue_config_set_retry_policy(qy_queue_config *config,
                                                   const qy_retry_policy *policy, qy_error **err);
 
+/**
+ * The lost-run budget of the queue's jobs: how often a job may be lost (redelivered after
+ * its worker went away mid-run) before a worker dead-letters it. It takes precedence
+ * over the worker's (qy_worker_set_max_lost_runs). Unset by default; 0 fails with
+ * QY_ERR_INVALID_ARGUMENT.
+ * @since 0.2.0
+ */
+QY_API qy_status qy_queue_config_set_max_lost_runs(qy_queue_config *config, uint32_t max_lost_runs,
+                                                   qy_error **err);
+
 /* ---------------------------------------------------------------------------------- */
 /* Workers                                                                            */
 /* ---------------------------------------------------------------------------------- */
@@ -758,9 +767,15 @@ QY_API qy_status qy_queue_config_set_retry_policy(qy_queue_config *config,
  * override, the policy registered with the handler, the queue's policy, the worker's
  * default (1 attempt).
  *
- * A job whose worker was lost while it held it (a crashed process) comes back marked
- * redelivered; that lost run counts as a failed attempt, so a job that kills every
- * worker ends dead-lettered instead of coming back forever (docs/worker.md).
+ * A job that comes back marked redelivered (its worker may have been lost while it ran:
+ * a crash, but also a broker restart, a deploy, a network blip) runs again at the same
+ * attempt: the worker publishes it again to the back of its queue with its lost-run
+ * count + 1 (header x-lost-runs) and acknowledges the redelivered copy. Once a job has
+ * been lost max_lost_runs times (qy_worker_set_max_lost_runs,
+ * qy_queue_config_set_max_lost_runs; default 3) it is dead-lettered "lost {n} times: the
+ * worker was lost while running the job", so a job that kills every worker does not come
+ * back forever. Redeliveries that this process caused (its connection or a channel
+ * replaced) are not counted at all (docs/worker.md).
  *
  * Delivery is at least once: a handler may see a job twice and must tolerate it.
  * Handlers run on the worker's threads, several at once (the concurrency). Configure
@@ -800,7 +815,9 @@ typedef enum qy_counter {
     QY_COUNTER_TIMED_OUT = 7,
     QY_COUNTER_WORKER_LOST = 8,
     QY_COUNTER_SETTLE_FAILURES = 9,
-    QY_COUNTER_IN_FLIGHT = 10
+    QY_COUNTER_IN_FLIGHT = 10,
+    /** Dead-lettered after max_lost_runs lost runs. @since 0.2.0 */
+    QY_COUNTER_DEAD_LETTERED_LOST = 11
 } qy_counter;
 
 /**
@@ -811,7 +828,8 @@ typedef enum qy_counter {
 QY_API qy_status qy_worker_new(qy_client *client, const char *const *queues, size_t queue_count,
                                qy_worker **out, qy_error **err);
 
-/** Frees a worker; call it only after qy_worker_run() has returned. NULL is a no-op. @since 0.1.0 */
+/** Frees a worker; call it only after qy_worker_run() has returned. NULL is a no-op. @since 0.1.0
+ */
 QY_API void qy_worker_free(qy_worker *worker);
 
 /** How many jobs run at once, each on a thread of its own; 0 (the default): the sum of
@@ -822,6 +840,15 @@ QY_API qy_status qy_worker_set_concurrency(qy_worker *worker, uint32_t concurren
     no limit. Keep it below RabbitMQ's consumer timeout (30 min). @since 0.1.0 */
 QY_API qy_status qy_worker_set_job_timeout_ms(qy_worker *worker, uint32_t timeout_ms,
                                               qy_error **err);
+
+/**
+ * How often a job may be lost (redelivered after its worker went away mid-run) before it
+ * is dead-lettered, for the queues that set no budget of their own
+ * (qy_queue_config_set_max_lost_runs). Default 3; 0 fails with QY_ERR_INVALID_ARGUMENT.
+ * @since 0.2.0
+ */
+QY_API qy_status qy_worker_set_max_lost_runs(qy_worker *worker, uint32_t max_lost_runs,
+                                             qy_error **err);
 
 /** The policy when nothing more specific applies. @since 0.1.0 */
 QY_API qy_status qy_worker_set_default_retry(qy_worker *worker, const qy_retry_policy *policy,
@@ -866,11 +893,27 @@ QY_API qy_status qy_worker_run(qy_worker *worker, qy_error **err);
 
 /**
  * Asks a worker to stop: it cancels its subscriptions, runs and settles the jobs it had
- * received already (prefetched ones included), then qy_worker_run() returns. Idempotent; from any thread, a handler included; before qy_worker_run() too
- * (which then returns at once). NULL is a no-op.
+ * received already (prefetched ones included), then qy_worker_run() returns. Idempotent; from any
+ * thread, a handler included; before qy_worker_run() too (which then returns at once). NULL is a
+ * no-op.
  * @since 0.1.0
  */
 QY_API void qy_worker_shutdown(qy_worker *worker);
+
+/**
+ * Makes SIGINT and SIGTERM shut the worker down gracefully, as qy_worker_shutdown()
+ * does: what the worker received runs and is settled, then qy_worker_run() returns.
+ * Installs handlers for both signals (sigaction) that do nothing but an async-signal-
+ * safe store; the worker's threads see it within 100 ms. A second signal while the
+ * worker shuts down gets the disposition the process had before (by default it ends
+ * the process), so a stuck handler can still be interrupted; the previous handlers come
+ * back when the last worker that asked for this is freed. Call it before or during
+ * qy_worker_run(); calling it again does nothing. What happens to running jobs on
+ * SIGTERM and on SIGKILL: docs/worker.md. Errors: QY_ERR_INVALID_ARGUMENT (NULL, or more
+ * than 64 such workers at once), QY_ERR_INTERNAL (sigaction failed).
+ * @since 0.2.0
+ */
+QY_API qy_status qy_worker_shutdown_on_signals(qy_worker *worker, qy_error **err);
 
 /** A counter of what the worker did; readable from any thread while it runs. @since 0.1.0 */
 QY_API uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter);

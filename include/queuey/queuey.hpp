@@ -250,6 +250,9 @@ public:
     QueueConfig &retry_policy(const RetryPolicy &policy) {
         return invoke(qy_queue_config_set_retry_policy, policy.get());
     }
+    QueueConfig &max_lost_runs(uint32_t budget) {
+        return invoke(qy_queue_config_set_max_lost_runs, budget);
+    }
 };
 
 /** A connection to a broker (amqp://, amqps://). Thread-safe. */
@@ -369,6 +372,9 @@ public:
     Worker &queue_retry(const std::string &queue, const RetryPolicy &p) {
         return invoke(qy_worker_set_queue_retry, queue.c_str(), p.get());
     }
+    Worker &max_lost_runs(uint32_t budget) { return invoke(qy_worker_set_max_lost_runs, budget); }
+    /** SIGINT and SIGTERM shut the worker down gracefully; see qy_worker_shutdown_on_signals. */
+    Worker &shutdown_on_signals() { return invoke(qy_worker_shutdown_on_signals); }
     /** fn(queuey::Job &) -> qy_job_result handles job_type on the worker's threads. An
         exception from fn counts as a retryable error with its what(). */
     template <typename F>

@@ -8,6 +8,9 @@
 
 #include <amqp.h>
 
+#include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace queuey {
@@ -27,6 +30,10 @@ private:
     std::vector<amqp_table_entry_t> entries_;
     amqp_table_t table_{};
 };
+
+// The integer value of field name in table, whatever its integer type; nullopt when the
+// field is absent or not an integer.
+std::optional<std::int64_t> integer_field(const amqp_table_t &table, std::string_view name);
 
 // A borrowed view of a string as AMQP bytes.
 amqp_bytes_t amqp_bytes_of(const std::string &text);

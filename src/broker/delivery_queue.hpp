@@ -19,6 +19,8 @@ struct IncomingDelivery {
     std::uint16_t channel = 0;     // of the subscription it came on
     std::uint64_t generation = 0;  // of that channel; see Subscription
     bool redelivered = false;
+    std::string message_id;       // the job id, for a body that is an envelope
+    std::uint32_t lost_runs = 0;  // the x-lost-runs header; 0 when absent or not a count
     std::string body;
 };
 

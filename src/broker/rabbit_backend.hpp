@@ -3,7 +3,6 @@
 #pragma once
 
 #include "../backend.hpp"
-#include "forgiven_jobs.hpp"
 #include "rabbit_connection.hpp"
 
 #include <map>
@@ -34,9 +33,6 @@ public:
     std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages,
                                                  std::vector<QueueSpec> holds = {});
     RabbitConnection &connection() { return connection_; }
-    // Shared by all consumers of this client: a redelivery this process caused may reach
-    // another of its consumers.
-    const std::shared_ptr<ForgivenJobs> &forgiven_jobs() const { return forgiven_; }
     std::chrono::milliseconds publish_timeout() const { return publish_timeout_; }
 
 private:
@@ -44,7 +40,6 @@ private:
 
     const std::chrono::milliseconds publish_timeout_;
     RabbitConnection connection_;
-    const std::shared_ptr<ForgivenJobs> forgiven_ = std::make_shared<ForgivenJobs>();
     mutable std::mutex mutex_;
     std::map<std::string, QueueConfig, std::less<>> configs_;
 };

@@ -1,6 +1,7 @@
 #include "rabbit_connection.hpp"
 
 #include "amqp_failure.hpp"
+#include "amqp_table.hpp"
 
 #include <algorithm>
 #include <future>
@@ -26,6 +27,12 @@ std::string consumer_tag(const Subscription &subscription) {
 
 std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
+}
+
+// The x-lost-runs count: an integer header within 32 bits; anything else counts as none.
+std::uint32_t lost_runs_of(std::optional<std::int64_t> header) {
+    if (!header || *header < 0) return 0;
+    return static_cast<std::uint32_t>(std::min<std::int64_t>(*header, UINT32_MAX));
 }
 
 }  // namespace
@@ -98,7 +105,9 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
                   promise->set_exception(std::current_exception());
               }
           },
-          [promise](const Error &error) { promise->set_exception(std::make_exception_ptr(error)); }});
+          [promise](const Error &error) {
+              promise->set_exception(std::make_exception_ptr(error));
+          }});
     if (future.wait_until(deadline) != std::future_status::ready)
         throw Error(QY_ERR_TIMEOUT, "", what + ": no answer from the broker in time");
     return future.get();
@@ -117,7 +126,8 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
     call<void>(
         [this, spec, remember](AmqpSession &session) {
             declare_now(session, spec);
-            if (remember && std::find(remembered_.begin(), remembered_.end(), spec) == remembered_.end())
+            if (remember &&
+                std::find(remembered_.begin(), remembered_.end(), spec) == remembered_.end())
                 remembered_.push_back(spec);
         },
         deadline, "declaring queue '" + spec.name + "'");
@@ -146,12 +156,14 @@ void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
               }
               for (std::size_t i = 0; i < batch->size(); ++i) {
                   if (Clock::now() > deadline) {
-                      waiter->complete(i, {QY_ERR_TIMEOUT, "not published: timed out before it could be sent"});
+                      waiter->complete(
+                          i, {QY_ERR_TIMEOUT, "not published: timed out before it could be sent"});
                       continue;
                   }
                   const OutgoingMessage &message = (*batch)[i];
                   try {
-                      session.publish(publish_channel, message.queue, message.properties, message.body);
+                      session.publish(publish_channel, message.queue, message.properties,
+                                      message.body);
                   } catch (const Error &error) {
                       fail_from(i, error);
                       throw;
@@ -185,7 +197,8 @@ void RabbitConnection::stop_consuming(const std::shared_ptr<Subscription> &subsc
                                       Clock::time_point deadline) {
     call<void>(
         [this, subscription](AmqpSession &session) {
-            if (std::find(subscriptions_.begin(), subscriptions_.end(), subscription) == subscriptions_.end())
+            if (std::find(subscriptions_.begin(), subscriptions_.end(), subscription) ==
+                subscriptions_.end())
                 return;  // cancelled by the broker already
             session.cancel_consumer(subscription->channel, consumer_tag(*subscription));
             // Deliveries sent before the cancel-ok wait in rabbitmq-c's frame queue: hand
@@ -200,8 +213,10 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
     auto finished = done->get_future();
     post({[this, subscription, done](AmqpSession &session) {
               send_acks();  // the acks settled before the cancel go ahead of the channel.close
+              hand_back(*subscription);
               std::erase(subscriptions_, subscription);
-              subscription->generation++;  // later settles are dropped, never sent on a closed channel
+              subscription
+                  ->generation++;  // later settles are dropped, never sent on a closed channel
               subscription->deliveries->fail(Error(QY_ERR_CLOSED, "", "the consumer was closed"));
               done->set_value();
               session.close_channel(subscription->channel);
@@ -214,8 +229,7 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
 }
 
 bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
-                              const IncomingDelivery &delivery, Settlement settlement,
-                              std::function<void()> on_dropped) {
+                              const IncomingDelivery &delivery, Settlement settlement) {
     auto count_stale = [this] {
         std::lock_guard lock(mutex_);
         ++counters_.stale_settles;
@@ -229,21 +243,28 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
         if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
     }
     post({[subscription, tag = delivery.delivery_tag, generation = delivery.generation, settlement,
-           count_stale, on_dropped = std::move(on_dropped)](AmqpSession &session) {
+           count_stale](AmqpSession &session) {
               // The channel may have been replaced after the call above checked.
               if (generation != subscription->generation.load()) {
                   count_stale();
-                  if (on_dropped) on_dropped();
                   return;
               }
-              subscription->unsettled.erase(tag);
-              if (settlement == Settlement::ack)
-                  subscription->acks.push_back(tag);  // sent by send_acks() at the end of the turn
+              const auto unsettled = subscription->unsettled.find(tag);
+              if (unsettled == subscription->unsettled.end()) return;
+              auto message_id = std::move(unsettled->second);
+              subscription->unsettled.erase(unsettled);
+              if (settlement == Settlement::ack)  // sent by send_acks() at the end of the turn
+                  subscription->acks.emplace(tag, std::move(message_id));
               else
-                  session.reject(subscription->channel, tag, settlement == Settlement::reject_requeue);
+                  session.reject(subscription->channel, tag,
+                                 settlement == Settlement::reject_requeue);
           },
           [](const Error &) {}});
     return true;
+}
+
+void RabbitConnection::flush_acks(Clock::time_point deadline) {
+    call<void>([this](AmqpSession &) { send_acks(); }, deadline, "sending acknowledgements");
 }
 
 ConnectionCounters RabbitConnection::counters() const {
@@ -309,18 +330,18 @@ void RabbitConnection::send_acks() {
     for (const auto &subscription : subscriptions_) {
         auto &acks = subscription->acks;
         if (acks.empty()) continue;
-        std::sort(acks.begin(), acks.end());
         // Below the lowest unsettled tag every delivery is settled (rejects were sent
         // already, in order), so one ack(multiple) covers those acks without touching a
         // job still in progress. Acks above a gap go one by one.
         const auto &unsettled = subscription->unsettled;
-        const std::uint64_t low = unsettled.empty() ? UINT64_MAX : *unsettled.begin();
-        const auto above = std::lower_bound(acks.begin(), acks.end(), low);
+        const std::uint64_t low = unsettled.empty() ? UINT64_MAX : unsettled.begin()->first;
+        const auto above = acks.lower_bound(low);
         if (above != acks.begin())
-            session_->ack(subscription->channel, *(above - 1),
-                          /*multiple=*/above - acks.begin() > 1);
-        for (auto it = above; it != acks.end(); ++it) session_->ack(subscription->channel, *it);
-        acks.clear();
+            session_->ack(subscription->channel, std::prev(above)->first,
+                          /*multiple=*/std::distance(acks.begin(), above) > 1);
+        for (auto it = above; it != acks.end(); ++it)
+            session_->ack(subscription->channel, it->first);
+        acks.clear();  // kept until sent: a connection lost meanwhile hands them back
     }
 }
 
@@ -372,24 +393,32 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             delivery.redelivered = deliver->redelivered != 0;
             amqp_message_t message = session_->read_content(channel);
             delivery.body = text_of(message.body);
+            if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
+                delivery.message_id = text_of(message.properties.message_id);
+            if (message.properties._flags & AMQP_BASIC_HEADERS_FLAG)
+                delivery.lost_runs =
+                    lost_runs_of(integer_field(message.properties.headers, lost_runs_header));
             amqp_destroy_message(&message);
             for (const auto &subscription : subscriptions_) {
                 if (subscription->channel != channel) continue;
                 delivery.generation = subscription->generation.load();
-                subscription->unsettled.insert(delivery.delivery_tag);
+                subscription->unsettled.emplace(delivery.delivery_tag, delivery.message_id);
                 subscription->deliveries->push(std::move(delivery));
                 return;
             }
-            return;  // a channel being closed: the broker requeues what it sent there
+            // A channel being closed: the broker requeues what it sent there.
+            own_redeliveries_.record(delivery.message_id);
+            return;
         }
         case AMQP_BASIC_CANCEL_METHOD: {
             for (const auto &subscription : subscriptions_)
                 if (subscription->channel == channel)
-                    subscription->deliveries->fail(Error(
-                        QY_ERR_BROKER, "",
-                        "the broker cancelled the consumer of queue '" + subscription->queue +
-                            "' (was the queue deleted?)"));
-            std::erase_if(subscriptions_, [channel](const auto &s) { return s->channel == channel; });
+                    subscription->deliveries->fail(
+                        Error(QY_ERR_BROKER, "",
+                              "the broker cancelled the consumer of queue '" + subscription->queue +
+                                  "' (was the queue deleted?)"));
+            std::erase_if(subscriptions_,
+                          [channel](const auto &s) { return s->channel == channel; });
             return;
         }
         case AMQP_CHANNEL_CLOSE_METHOD: {
@@ -402,8 +431,9 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
         }
         case AMQP_CONNECTION_CLOSE_METHOD: {
             const auto *close = static_cast<amqp_connection_close_t *>(decoded);
-            throw ConnectionLost(QY_ERR_CONNECTION, "the broker closed the connection: " +
-                                                        reply_text(close->reply_code, close->reply_text));
+            throw ConnectionLost(QY_ERR_CONNECTION,
+                                 "the broker closed the connection: " +
+                                     reply_text(close->reply_code, close->reply_text));
         }
         case AMQP_CONNECTION_BLOCKED_METHOD: {
             const auto *blocked = static_cast<amqp_connection_blocked_t *>(decoded);
@@ -416,8 +446,7 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             blocked_ = false;
             options_.logger.info("the broker unblocked publishing");
             return;
-        default:
-            return;
+        default: return;
     }
 }
 
@@ -431,7 +460,8 @@ void RabbitConnection::wait_for_input() {
     }
     // Wake at least four times per heartbeat interval so that rabbitmq-c sends ours.
     const auto heartbeat_ms = options_.session.heartbeat.count() * 1000;
-    const int timeout_ms = heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
+    const int timeout_ms =
+        heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
     pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
     // With commands queued, only look whether the socket has input.
     const int ready = ::poll(fds, 2, idle ? timeout_ms : 0);
@@ -451,7 +481,8 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
                                          const std::string &text) {
     options_.logger.warn("the broker closed channel " + std::to_string(channel) + ": " + text);
     if (channel == publish_channel) {
-        tracker_.fail_all(status, "the broker closed the publishing channel before confirming: " + text);
+        tracker_.fail_all(status,
+                          "the broker closed the publishing channel before confirming: " + text);
         tracker_.reset();
         session_->open_channel(publish_channel);
         session_->confirm_select(publish_channel);
@@ -464,6 +495,7 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
     for (const auto &subscription : subscriptions_) {
         if (subscription->channel != channel) continue;
         subscription->generation++;  // what it delivered before is stale now
+        hand_back(*subscription);
         try {
             open_subscription(*subscription);
         } catch (const ChannelClosed &error) {
@@ -479,13 +511,18 @@ void RabbitConnection::on_connection_lost(const Error &error) {
     options_.logger.warn(std::string("connection lost: ") + error.what());
     session_.reset();
     blocked_ = false;  // a block belongs to its connection; a new one starts unblocked
-    tracker_.fail_all(QY_ERR_CONNECTION,
-                      "the connection was lost before the broker confirmed this publish; the job may "
-                      "or may not have been accepted (" + last_error_ + ")");
+    tracker_.fail_all(
+        QY_ERR_CONNECTION,
+        "the connection was lost before the broker confirmed this publish; the job may "
+        "or may not have been accepted (" +
+            last_error_ + ")");
     tracker_.reset();
     // Deliveries not yet taken become stale: the consumer discards them (the broker
     // redelivers them) and settles of taken ones are refused.
-    for (const auto &subscription : subscriptions_) subscription->generation++;
+    for (const auto &subscription : subscriptions_) {
+        subscription->generation++;
+        hand_back(*subscription);
+    }
 }
 
 bool RabbitConnection::reconnect() {
@@ -496,13 +533,15 @@ bool RabbitConnection::reconnect() {
             const std::string why = attempt == 1 ? "reconnecting is turned off"
                                                  : "gave up after " + std::to_string(attempt - 1) +
                                                        " reconnect attempts";
-            fail_everything(Error(QY_ERR_CONNECTION, "",
-                                  "the connection to the broker was lost (" + last_error_ + "); " + why));
+            fail_everything(
+                Error(QY_ERR_CONNECTION, "",
+                      "the connection to the broker was lost (" + last_error_ + "); " + why));
             return false;
         }
         const auto until = Clock::now() + *wait;
         while (!closing_ && Clock::now() < until) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
             pollfd wakeup{wakeup_fd_, POLLIN, 0};
             ::poll(&wakeup, 1, static_cast<int>(std::clamp<long long>(left.count(), 1, 1000)));
             std::uint64_t count;
@@ -513,12 +552,14 @@ bool RabbitConnection::reconnect() {
             connect_and_restore();
             std::lock_guard lock(mutex_);
             ++counters_.reconnects;
-            options_.logger.info("reconnected to the broker after " + std::to_string(attempt) + " attempt(s)");
+            options_.logger.info("reconnected to the broker after " + std::to_string(attempt) +
+                                 " attempt(s)");
             return true;
         } catch (const Error &error) {
             session_.reset();
             last_error_ = error.what();
-            options_.logger.warn("reconnect attempt " + std::to_string(attempt) + " failed: " + last_error_);
+            options_.logger.warn("reconnect attempt " + std::to_string(attempt) +
+                                 " failed: " + last_error_);
         }
     }
 }
@@ -544,7 +585,8 @@ void RabbitConnection::connect_and_restore() {
         try {
             session_->declare_queue(declare_channel, spec);
         } catch (const ChannelClosed &error) {
-            options_.logger.error(std::string("declaring again after a reconnect: ") + error.what());
+            options_.logger.error(std::string("declaring again after a reconnect: ") +
+                                  error.what());
             session_->open_channel(declare_channel);
         }
     }
@@ -559,9 +601,16 @@ void RabbitConnection::connect_and_restore() {
     }
 }
 
-void RabbitConnection::open_subscription(Subscription &subscription) {
-    subscription.unsettled.clear();  // tags of the old channel
+void RabbitConnection::hand_back(Subscription &subscription) {
+    for (const auto &[tag, message_id] : subscription.unsettled)
+        own_redeliveries_.record(message_id);
+    for (const auto &[tag, message_id] : subscription.acks) own_redeliveries_.record(message_id);
+    subscription.unsettled.clear();
     subscription.acks.clear();
+}
+
+void RabbitConnection::open_subscription(Subscription &subscription) {
+    hand_back(subscription);  // tags of the old channel, if it was not handed back yet
     session_->open_channel(subscription.channel);
     session_->qos(subscription.channel, subscription.prefetch);
     session_->consume(subscription.channel, subscription.queue, consumer_tag(subscription));

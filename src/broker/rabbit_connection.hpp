@@ -17,6 +17,8 @@
 #include "amqp_url.hpp"
 #include "confirm_tracker.hpp"
 #include "delivery_queue.hpp"
+#include "own_redeliveries.hpp"
+#include "pending_requeues.hpp"
 #include "publish_waiter.hpp"
 #include "reconnect_policy.hpp"
 
@@ -24,9 +26,9 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,10 +57,11 @@ struct Subscription {
     std::shared_ptr<DeliveryQueue> deliveries;
     // Bumped whenever the channel is replaced; a delivery of an older generation is stale.
     std::atomic<std::uint64_t> generation{1};
-    // I/O thread only: the tags delivered on the channel and not settled yet, and acks
-    // not sent yet. Acks below the lowest unsettled tag go out as one ack(multiple).
-    std::set<std::uint64_t> unsettled;
-    std::vector<std::uint64_t> acks;
+    // I/O thread only, each by delivery tag with its message id: the deliveries on the
+    // channel not settled yet, and acks not sent yet. Acks below the lowest unsettled tag
+    // go out as one ack(multiple).
+    std::map<std::uint64_t, std::string> unsettled;
+    std::map<std::uint64_t, std::string> acks;
 };
 
 enum class Settlement { ack, reject_requeue, reject_drop };
@@ -103,19 +106,27 @@ public:
                                           Clock::time_point deadline);
     // basic.cancel on the subscription's channel, which stays open: no delivery follows,
     // and every delivery the broker sent before is in the sink when this returns.
-    void stop_consuming(const std::shared_ptr<Subscription> &subscription, Clock::time_point deadline);
+    void stop_consuming(const std::shared_ptr<Subscription> &subscription,
+                        Clock::time_point deadline);
     // Closes the subscription's channel: its unsettled deliveries go back to the queue.
     void cancel(const std::shared_ptr<Subscription> &subscription);
 
     // Queues the settlement of a delivery. Returns false, sending nothing, when the
     // delivery's generation is no longer current (the broker redelivers the job). When
     // the channel is replaced after this call but before the settle is written, the
-    // settle is dropped too and on_dropped (if any) runs on the I/O thread. Throws the
-    // connection's failure (QY_ERR_CLOSED after close()) when it can send nothing.
+    // settle is dropped too. Throws the connection's failure (QY_ERR_CLOSED after
+    // close()) when it can send nothing.
     bool settle(const std::shared_ptr<Subscription> &subscription, const IncomingDelivery &delivery,
-                Settlement settlement, std::function<void()> on_dropped = {});
+                Settlement settlement);
 
     ConnectionCounters counters() const;
+    // The redeliveries this connection caused: whatever its channels held unsettled when
+    // they were closed or replaced, recorded before anything can be redelivered.
+    OwnRedeliveries &own_redeliveries() { return own_redeliveries_; }
+    PendingRequeues &pending_requeues() { return pending_requeues_; }
+    // Returns once every ack settled before this call is written to the socket. Throws
+    // Error (QY_ERR_TIMEOUT at deadline, or the connection's failure).
+    void flush_acks(Clock::time_point deadline);
 
 private:
     struct Command {
@@ -140,15 +151,20 @@ private:
     bool reconnect();
     void connect_and_restore();
     void open_subscription(Subscription &subscription);
+    // The channel's unsettled deliveries and unsent acks go back to the broker with it:
+    // records them as this process's own redeliveries and forgets their tags.
+    void hand_back(Subscription &subscription);
     void fail_everything(const Error &error);
 
     const ConnectionOptions options_;
     std::unique_ptr<AmqpSession> session_;  // I/O thread only (after construction)
     ConfirmTracker tracker_;                // I/O thread only
-    std::vector<QueueSpec> remembered_;     // I/O thread only
+    OwnRedeliveries own_redeliveries_;
+    PendingRequeues pending_requeues_;
+    std::vector<QueueSpec> remembered_;                         // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
-    std::uint16_t next_channel_ = 3;        // 1: declarations, 2: publishing
-    bool blocked_ = false;                  // connection.blocked by the broker
+    std::uint16_t next_channel_ = 3;                            // 1: declarations, 2: publishing
+    bool blocked_ = false;                                      // connection.blocked by the broker
     std::string last_error_;
     // The last poll saw input on the socket, or did not look: read_frames() may read it.
     bool socket_readable_ = true;

@@ -23,12 +23,12 @@ AmqpProperties malformed_copy_properties(const std::string &queue, const std::st
 }  // namespace
 
 RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues)
-    : backend_(backend), forgiven_(backend.forgiven_jobs()) {
+    : backend_(backend) {
     try {
         for (const QueueConfig &config : queues) {
             const auto deadline = std::chrono::steady_clock::now() + backend.publish_timeout();
-            sources_.push_back(
-                {config, backend_.connection().consume(config.name, config.prefetch, deliveries_, deadline)});
+            sources_.push_back({config, backend_.connection().consume(config.name, config.prefetch,
+                                                                      deliveries_, deadline)});
         }
     } catch (...) {
         cancel_all();
@@ -57,20 +57,22 @@ const RabbitConsumer::Source &RabbitConsumer::source_of(const IncomingDelivery &
 
 std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout) {
     // Once stopped nothing more arrives: drain what is buffered without waiting.
-    const auto deadline = std::chrono::steady_clock::now() + (stopped_ ? std::chrono::milliseconds(0) : timeout);
+    const auto deadline =
+        std::chrono::steady_clock::now() + (stopped_ ? std::chrono::milliseconds(0) : timeout);
     while (auto delivery = deliveries_->pop(deadline)) {
         const Source &source = source_of(*delivery);
         const bool stale = delivery->generation != source.subscription->generation.load();
+        if (stale) continue;          // its channel was replaced: the broker redelivers it
+        if (delivery->lost_runs > 0)  // maybe a copy this process is still settling the original of
+            backend_.connection().pending_requeues().wait_until_done(
+                delivery->message_id,
+                std::chrono::steady_clock::now() + backend_.publish_timeout());
         try {
             Envelope envelope = decode_envelope(delivery->body);
-            if (stale) {  // its channel was replaced: the broker redelivers it
-                forgiven_->add(envelope.job_id);
-                continue;
-            }
             return std::make_unique<RabbitDelivery>(backend_, source.config, source.subscription,
-                                                    std::move(*delivery), std::move(envelope), forgiven_);
+                                                    std::move(*delivery), std::move(envelope));
         } catch (const Error &error) {
-            if (!stale) dead_letter_malformed(source, *delivery, error.what());
+            dead_letter_malformed(source, *delivery, error.what());
         }
     }
     return nullptr;
@@ -79,8 +81,9 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
 void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingDelivery &delivery,
                                            const std::string &problem) {
     const std::string &queue = source.config.name;
-    const auto outcomes = backend_.publish_messages(
-        {{dead_letter_queue_name(queue), malformed_copy_properties(queue, problem), delivery.body}});
+    const auto outcomes =
+        backend_.publish_messages({{dead_letter_queue_name(queue),
+                                    malformed_copy_properties(queue, problem), delivery.body}});
     // Without a copy in the dead letters, rejecting drops the body: the spec's choice
     // over a consumer that stalls on it forever.
     const bool copied = outcomes.front().status == QY_OK;
@@ -89,11 +92,15 @@ void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingD
 }
 
 RabbitDelivery::RabbitDelivery(RabbitBackend &backend, const QueueConfig &config,
-                               std::shared_ptr<Subscription> subscription, IncomingDelivery delivery,
-                               Envelope envelope, std::shared_ptr<ForgivenJobs> forgiven)
-    : backend_(backend), config_(config), subscription_(std::move(subscription)),
-      delivery_(std::move(delivery)), envelope_(std::move(envelope)), forgiven_(std::move(forgiven)),
-      possibly_started_(delivery_.redelivered && !forgiven_->take(envelope_.job_id)) {}
+                               std::shared_ptr<Subscription> subscription,
+                               IncomingDelivery delivery, Envelope envelope)
+    : backend_(backend),
+      config_(config),
+      subscription_(std::move(subscription)),
+      delivery_(std::move(delivery)),
+      envelope_(std::move(envelope)),
+      possibly_started_(delivery_.redelivered &&
+                        !backend_.connection().own_redeliveries().take(delivery_.message_id)) {}
 
 RabbitDelivery::~RabbitDelivery() {
     if (settled_) return;
@@ -109,11 +116,9 @@ void RabbitDelivery::check_unsettled() const {
 }
 
 void RabbitDelivery::settle(Settlement settlement) {
-    // This process is alive: a redelivery for a settle that never reached the broker is
-    // no crash, whether it is refused here or dropped by the I/O thread later.
-    auto forgive = [forgiven = forgiven_, job_id = envelope_.job_id] { forgiven->add(job_id); };
-    if (!backend_.connection().settle(subscription_, delivery_, settlement, forgive)) {
-        forgive();
+    // A settle refused here or dropped later never reaches the broker: the I/O thread
+    // recorded the job as its own redelivery when it replaced the channel.
+    if (!backend_.connection().settle(subscription_, delivery_, settlement)) {
         throw Error(QY_ERR_STALE_DELIVERY, "",
                     "the delivery came on a connection or channel that has since been replaced; "
                     "not settled (the broker redelivers the job)");
@@ -123,10 +128,10 @@ void RabbitDelivery::settle(Settlement settlement) {
 
 void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds) {
     const auto outcomes = backend_.publish_messages({std::move(successor)}, std::move(holds));
-    if (outcomes.front().status != QY_OK) {
-        forgiven_->add(envelope_.job_id);  // redelivered to rerun this attempt, not as a crash
+    // On failure the worker keeps the delivery until its channel closes, which records
+    // the redelivery as this process's own: the attempt reruns, uncharged.
+    if (outcomes.front().status != QY_OK)
         throw Error(outcomes.front().status, "", outcomes.front().message);
-    }
     settle(Settlement::ack);
 }
 
@@ -146,10 +151,29 @@ void RabbitDelivery::defer(const Envelope &next, std::chrono::nanoseconds delay)
     retry(next, delay);  // on the wire a deferral differs from a retry only in its envelope
 }
 
+void RabbitDelivery::requeue_lost(std::uint32_t lost_runs) {
+    check_unsettled();
+    RabbitConnection &connection = backend_.connection();
+    connection.pending_requeues().begin(delivery_.message_id);
+    struct Done {
+        RabbitConnection &connection;
+        const std::string &message_id;
+        ~Done() { connection.pending_requeues().end(message_id); }
+    } done{connection, delivery_.message_id};
+    // The body as it came: the same job, byte for byte.
+    publish_then_ack({config_.name, lost_run_properties(envelope_, lost_runs), delivery_.body});
+    try {
+        connection.flush_acks(std::chrono::steady_clock::now() + backend_.publish_timeout());
+    } catch (const Error &) {
+        // The ack is queued; a connection lost meanwhile hands the job back as this
+        // process's own redelivery.
+    }
+}
+
 void RabbitDelivery::dead_letter(const std::string &reason) {
     check_unsettled();
-    publish_then_ack({dead_letter_queue_name(config_.name), dead_letter_properties(envelope_, reason),
-                      encode_envelope(envelope_)});
+    publish_then_ack({dead_letter_queue_name(config_.name),
+                      dead_letter_properties(envelope_, reason), encode_envelope(envelope_)});
 }
 
 }  // namespace queuey

@@ -3,9 +3,9 @@
 
 #include "../backend.hpp"
 
-#include <atomic>
-#include "forgiven_jobs.hpp"
 #include "rabbit_connection.hpp"
+
+#include <atomic>
 
 namespace queuey {
 
@@ -34,7 +34,6 @@ private:
 
     RabbitBackend &backend_;
     std::shared_ptr<DeliveryQueue> deliveries_ = std::make_shared<DeliveryQueue>();
-    std::shared_ptr<ForgivenJobs> forgiven_;
     std::vector<Source> sources_;
     std::atomic<bool> stopped_{false};
 };
@@ -43,17 +42,20 @@ class RabbitDelivery final : public Delivery {
 public:
     RabbitDelivery(RabbitBackend &backend, const QueueConfig &config,
                    std::shared_ptr<Subscription> subscription, IncomingDelivery delivery,
-                   Envelope envelope, std::shared_ptr<ForgivenJobs> forgiven);
-    // An unsettled delivery goes back to its queue.
+                   Envelope envelope);
+    // An unsettled delivery goes back to its queue; its redelivery counts as a lost run
+    // (whoever dropped it may have been running it).
     ~RabbitDelivery() override;
 
     const Envelope &envelope() const override { return envelope_; }
     const QueueConfig &queue() const override { return config_; }
     bool redelivered() const override { return possibly_started_; }
+    std::uint32_t lost_runs() const override { return delivery_.lost_runs; }
     void ack() override;
     void retry(const Envelope &next, std::chrono::nanoseconds delay) override;
     void defer(const Envelope &next, std::chrono::nanoseconds delay) override;
     void dead_letter(const std::string &reason) override;
+    void requeue_lost(std::uint32_t lost_runs) override;
 
 private:
     void check_unsettled() const;
@@ -67,7 +69,6 @@ private:
     std::shared_ptr<Subscription> subscription_;
     IncomingDelivery delivery_;
     Envelope envelope_;
-    std::shared_ptr<ForgivenJobs> forgiven_;
     bool possibly_started_;
     bool settled_ = false;
 };

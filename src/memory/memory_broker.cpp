@@ -225,8 +225,6 @@ std::unique_ptr<MemoryLease> MemoryBroker::take_locked(
                 continue;
             }
             record_expired_locked(source.queue->name(), expired);
-            if (queued->redelivered && forgiven_.erase(queued->message.envelope.job_id) != 0)
-                queued->redelivered = false;
             ++source.unsettled;
             source.queue->count_delivered();
             subscription->cursor = (index + 1) % count;
@@ -276,8 +274,6 @@ void MemoryBroker::check_settleable_locked(const MemoryLease &lease) {
         throw Error(QY_ERR_ALREADY_SETTLED, "", "the delivery was already settled");
     if (closed_) throw closed_error();
     if (lease.state == MemoryLease::State::revoked) {
-        // The holder is alive and tried: its next redelivery is no lost run.
-        forgiven_.insert(lease.message.message.envelope.job_id);
         throw Error(QY_ERR_STALE_DELIVERY, "",
                     "the consumer of this delivery was closed and the job went back to its "
                     "queue; not settled (the job is delivered again)");
@@ -296,7 +292,7 @@ void MemoryBroker::finish_locked(MemoryLease &lease, MemoryLease::State state) {
 
 void MemoryBroker::revoke_locked(MemoryLease &lease) {
     // A copy: the delivery still shows its envelope.
-    lease.subscription->sources[lease.source].queue->requeue(lease.message);
+    lease.subscription->sources[lease.source].queue->requeue(lease.message, false);
     finish_locked(lease, MemoryLease::State::revoked);
 }
 
@@ -337,10 +333,21 @@ void MemoryBroker::dead_letter(MemoryLease &lease, const std::string &reason) {
     finish_locked(lease, MemoryLease::State::settled);
 }
 
+void MemoryBroker::requeue_lost(MemoryLease &lease, std::uint32_t lost_runs) {
+    std::lock_guard lock(mutex_);
+    check_settleable_locked(lease);
+    const std::string &queue = lease.config.name;
+    MemoryMessage copy = lease.message.message;
+    copy.lost_runs = lost_runs;
+    if (!route_locked(queue, std::move(copy), Clock::now()))
+        throw Error(QY_ERR_UNROUTABLE, "", "no queue '" + queue + "'");
+    finish_locked(lease, MemoryLease::State::settled);
+}
+
 void MemoryBroker::release(MemoryLease &lease) {
     std::lock_guard lock(mutex_);
     if (lease.state != MemoryLease::State::unsettled) return;
-    lease.subscription->sources[lease.source].queue->requeue(std::move(lease.message));
+    lease.subscription->sources[lease.source].queue->requeue(std::move(lease.message), true);
     finish_locked(lease, MemoryLease::State::revoked);
 }
 

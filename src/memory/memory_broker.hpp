@@ -17,7 +17,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace queuey {
@@ -61,8 +60,8 @@ public:
     // Throws unless every queue was declared (and at least one is given).
     std::shared_ptr<MemorySubscription> subscribe(const std::vector<std::string> &queues);
     // A consumer's end. Its unsettled deliveries go back to their queues, as when a
-    // consumer's channel closes on RabbitMQ; settling them later fails with
-    // QY_ERR_STALE_DELIVERY.
+    // consumer's channel closes on RabbitMQ, unmarked (this process gave them back, none
+    // was lost); settling them later fails with QY_ERR_STALE_DELIVERY.
     void cancel(const std::shared_ptr<MemorySubscription> &subscription);
     // No new deliveries for the subscription: take() returns nullptr from now on, also
     // in the threads that wait in it. Its unsettled deliveries stay settleable.
@@ -77,7 +76,10 @@ public:
     void republish(MemoryLease &lease, Republish kind, const Envelope &next,
                    std::chrono::nanoseconds delay);
     void dead_letter(MemoryLease &lease, const std::string &reason);
-    // For a delivery freed unsettled: back to its place in its queue, marked redelivered.
+    // The same job to the back of its queue, carrying lost_runs.
+    void requeue_lost(MemoryLease &lease, std::uint32_t lost_runs);
+    // For a delivery freed unsettled: back to its place in its queue, marked redelivered
+    // (its holder may have been running it), as after a crash on RabbitMQ.
     void release(MemoryLease &lease);
 
     MemorySnapshot snapshot();
@@ -119,10 +121,7 @@ private:
     std::map<std::string, QueueEntry, std::less<>> queues_;
     HoldSchedule holds_;
     std::set<MemoryLease *> leases_;  // every unsettled delivery
-    // Jobs whose next redelivery this process caused itself (a settle refused because
-    // its consumer was closed): not counted as redelivered, as on RabbitMQ.
-    std::unordered_set<std::string> forgiven_;
-    MemorySnapshot history_;  // only its histories are used
+    MemorySnapshot history_;          // only its histories are used
 };
 
 // now + timeout, saturating instead of overflowing for huge timeouts.

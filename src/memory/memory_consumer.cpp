@@ -41,4 +41,8 @@ void MemoryDelivery::dead_letter(const std::string &reason) {
     broker_->dead_letter(*lease_, reason);
 }
 
+void MemoryDelivery::requeue_lost(std::uint32_t lost_runs) {
+    broker_->requeue_lost(*lease_, lost_runs);
+}
+
 }  // namespace queuey

@@ -15,8 +15,7 @@ public:
                    std::shared_ptr<MemorySubscription> subscription);
     // As when a consumer's channel closes on RabbitMQ: its unsettled deliveries go back
     // to their queues, and settling them later fails with QY_ERR_STALE_DELIVERY. Such a
-    // job comes back redelivered() unless a settle of it was tried (and refused): a
-    // holder that is still alive did not crash.
+    // job does not come back redelivered(): this process gave it back, none was lost.
     ~MemoryConsumer() override;
 
     // Throws Error(QY_ERR_CLOSED) once the backend is closed.
@@ -40,12 +39,14 @@ public:
     const Envelope &envelope() const override { return lease_->message.message.envelope; }
     const QueueConfig &queue() const override { return lease_->config; }
     bool redelivered() const override { return lease_->message.redelivered; }
+    std::uint32_t lost_runs() const override { return lease_->message.message.lost_runs; }
     void ack() override;
     // next arrives in this delivery's queue after exactly delay (zero: at once).
     void retry(const Envelope &next, std::chrono::nanoseconds delay) override;
     void defer(const Envelope &next, std::chrono::nanoseconds delay) override;
     // The envelope goes to the queue's dead-letter queue; the reason is in the history.
     void dead_letter(const std::string &reason) override;
+    void requeue_lost(std::uint32_t lost_runs) override;
 
 private:
     std::shared_ptr<MemoryBroker> broker_;

@@ -4,6 +4,7 @@
 
 #include "../envelope.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace queuey {
@@ -13,6 +14,8 @@ struct MemoryMessage {
     // Non-empty when the envelope's body would not decode (the decoder's message): on
     // RabbitMQ such a body goes to the dead letters when it is consumed, and so it does here.
     std::string malformed;
+    // How often the job was lost before (the x-lost-runs header on RabbitMQ).
+    std::uint32_t lost_runs = 0;
 };
 
 // Passes envelope through its wire form (encode, then decode), as a publish to RabbitMQ

@@ -33,8 +33,8 @@ void MemoryQueue::push(MemoryMessage message, Clock::time_point now) {
     levels_[level].push_back({std::move(message), next_sequence_++, now, false});
 }
 
-void MemoryQueue::requeue(QueuedMessage message) {
-    message.redelivered = true;
+void MemoryQueue::requeue(QueuedMessage message, bool redelivered) {
+    message.redelivered = redelivered;
     auto &level = levels_[level_of(message.message.envelope.priority)];
     const auto place = std::lower_bound(level.begin(), level.end(), message.sequence,
                                         [](const QueuedMessage &queued, std::uint64_t sequence) {

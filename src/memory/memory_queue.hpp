@@ -38,8 +38,8 @@ public:
     // Appends a message that arrives at now.
     void push(MemoryMessage message, Clock::time_point now);
     // Puts a delivered message back at its place in publication order (ahead of every
-    // message that arrived after it), marked redelivered.
-    void requeue(QueuedMessage message);
+    // message that arrived after it), marked redelivered or not.
+    void requeue(QueuedMessage message, bool redelivered);
     // The next message in delivery order, or nullopt. Expires first (see expire()).
     std::optional<QueuedMessage> pop(Clock::time_point now, std::vector<Envelope> &expired);
 

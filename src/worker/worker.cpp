@@ -25,7 +25,8 @@ std::string format_limit(std::chrono::milliseconds limit) {
     return seconds + "s";
 }
 
-JobOutcome invoke(const Handler &handler, const Envelope &envelope, const std::atomic<bool> &cancelled) {
+JobOutcome invoke(const Handler &handler, const Envelope &envelope,
+                  const std::atomic<bool> &cancelled) {
     try {
         return handler(Job(envelope, cancelled));
     } catch (const std::exception &error) {
@@ -49,6 +50,7 @@ Worker::Worker(std::shared_ptr<Backend> backend, WorkerOptions options)
     : backend_(std::move(backend)), options_(std::move(options)) {
     if (options_.queues.empty())
         throw Error(QY_ERR_INVALID_ARGUMENT, "queues", "a worker needs at least one queue");
+    checked_max_lost_runs(options_.max_lost_runs);
 }
 
 Worker::~Worker() { shutdown(); }
@@ -57,8 +59,10 @@ void Worker::register_handler(const std::string &job_type, Handler handler,
                               std::optional<RetryPolicy> policy) {
     if (!handler) throw Error(QY_ERR_INVALID_ARGUMENT, "handler", "must not be empty");
     std::lock_guard lock(mutex_);
-    if (running_) throw Error(QY_ERR_INVALID_ARGUMENT, "job_type", "register handlers before run()");
-    if (!handlers_.try_emplace(job_type, Registration{std::move(handler), std::move(policy)}).second)
+    if (running_)
+        throw Error(QY_ERR_INVALID_ARGUMENT, "job_type", "register handlers before run()");
+    if (!handlers_.try_emplace(job_type, Registration{std::move(handler), std::move(policy)})
+             .second)
         throw Error(QY_ERR_INVALID_ARGUMENT, "job_type",
                     "a handler for job type `" + job_type + "` is already registered");
 }
@@ -75,7 +79,7 @@ void Worker::run() {
     {
         std::lock_guard lock(mutex_);
         if (running_) throw Error(QY_ERR_INVALID_ARGUMENT, "", "the worker is already running");
-        if (stopping_) return;
+        if (stopping_ || stop_requested()) return;
         running_ = true;
     }
     struct NotRunning {
@@ -88,7 +92,8 @@ void Worker::run() {
 
     std::size_t concurrency = options_.concurrency;
     if (concurrency == 0)
-        for (const auto &queue : options_.queues) concurrency += backend_->config_of(queue).prefetch;
+        for (const auto &queue : options_.queues)
+            concurrency += backend_->config_of(queue).prefetch;
     std::unique_ptr<Consumer> consumer = backend_->consume(options_.queues);
 
     std::exception_ptr failure;
@@ -122,6 +127,7 @@ void Worker::run() {
 
 void Worker::work(Consumer &consumer, std::once_flag &stopped) {
     while (true) {
+        if (stop_requested()) shutdown();
         bool stopping;
         {
             std::lock_guard lock(mutex_);
@@ -151,13 +157,8 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     const auto found = handlers_.find(envelope.job_type);
     const Registration *registration = found == handlers_.end() ? nullptr : &found->second;
 
-    if (delivery->redelivered()) {  // its worker was lost: count the lost run (docs/worker.md)
-        ++counters_.worker_lost;
-        options_.logger.warn("job " + envelope.job_id + " came back after its worker was lost during attempt " +
-                             std::to_string(envelope.attempt) + "; that run counts as a failed attempt");
-        if (!retry_or_give_up(*delivery, "the worker was lost while running the job",
-                              policy_for(*delivery, registration, nullptr)))
-            park(std::move(delivery));
+    if (delivery->redelivered()) {  // it may have been running when its worker was lost
+        if (!requeue_or_give_up_lost(*delivery)) park(std::move(delivery));
         return;
     }
     if (registration == nullptr) {
@@ -168,7 +169,8 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     }
     if (!options_.job_timeout) {
         static const std::atomic<bool> never_cancelled{false};
-        if (!settle(*delivery, invoke(registration->handler, envelope, never_cancelled), registration))
+        if (!settle(*delivery, invoke(registration->handler, envelope, never_cancelled),
+                    registration))
             park(std::move(delivery));
         return;
     }
@@ -189,7 +191,8 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     if (!job->claimed.exchange(true)) {
         if (!settle(*delivery, outcome, registration)) park(std::move(delivery));
     } else
-        options_.logger.warn("job " + envelope.job_id + " returned after it had timed out; its outcome is ignored");
+        options_.logger.warn("job " + envelope.job_id +
+                             " returned after it had timed out; its outcome is ignored");
 }
 
 void Worker::watch_timeouts() {
@@ -237,7 +240,8 @@ const RetryPolicy &Worker::policy_for(const Delivery &delivery, const Registrati
     return effective_retry_policy(choices, options_.default_retry);
 }
 
-bool Worker::settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration) {
+bool Worker::settle(Delivery &delivery, const JobOutcome &outcome,
+                    const Registration *registration) {
     const Envelope &envelope = delivery.envelope();
     const auto counted = [](bool settled, std::atomic<std::uint64_t> &counter) {
         if (settled) ++counter;
@@ -245,16 +249,20 @@ bool Worker::settle(Delivery &delivery, const JobOutcome &outcome, const Registr
     };
     switch (outcome.kind) {
         case JobOutcome::Kind::success:
-            return counted(try_settle("acknowledge", envelope, [&] { delivery.ack(); }), counters_.succeeded);
+            return counted(try_settle("acknowledge", envelope, [&] { delivery.ack(); }),
+                           counters_.succeeded);
         case JobOutcome::Kind::retryable_error:
-            return retry_or_give_up(delivery, outcome.message, policy_for(delivery, registration, &outcome));
+            return retry_or_give_up(delivery, outcome.message,
+                                    policy_for(delivery, registration, &outcome));
         case JobOutcome::Kind::fatal_error:
-            return dead_letter(delivery, "fatal error: " + outcome.message, counters_.dead_lettered_fatal);
+            return dead_letter(delivery, "fatal error: " + outcome.message,
+                               counters_.dead_lettered_fatal);
         case JobOutcome::Kind::deferral: {
             // Costs no attempt and ignores the retry policy; comes back ahead of the backlog.
             const Envelope next = envelope.deferred(delivery.queue().deferral_priority());
-            return counted(try_settle("defer", envelope, [&] { delivery.defer(next, outcome.defer_delay); }),
-                           counters_.deferred);
+            return counted(
+                try_settle("defer", envelope, [&] { delivery.defer(next, outcome.defer_delay); }),
+                counters_.deferred);
         }
         case JobOutcome::Kind::undecodable:
             return dead_letter(delivery, "decode error: " + outcome.message,
@@ -263,7 +271,8 @@ bool Worker::settle(Delivery &delivery, const JobOutcome &outcome, const Registr
     return false;
 }
 
-bool Worker::retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy) {
+bool Worker::retry_or_give_up(Delivery &delivery, const std::string &error,
+                              const RetryPolicy &policy) {
     thread_local std::mt19937_64 random{std::random_device{}()};
     const Envelope &envelope = delivery.envelope();
     if (const auto delay = policy.retry_after(envelope.attempt, random)) {
@@ -274,9 +283,29 @@ bool Worker::retry_or_give_up(Delivery &delivery, const std::string &error, cons
     }
     const std::uint32_t max_attempts = std::max<std::uint32_t>(policy.max_attempts, 1);
     return dead_letter(delivery,
-                       "max attempts (" + std::to_string(max_attempts) + ") exhausted after attempt " +
-                           std::to_string(envelope.attempt) + ": " + error,
+                       "max attempts (" + std::to_string(max_attempts) +
+                           ") exhausted after attempt " + std::to_string(envelope.attempt) + ": " +
+                           error,
                        counters_.dead_lettered_exhausted);
+}
+
+bool Worker::requeue_or_give_up_lost(Delivery &delivery) {
+    const Envelope &envelope = delivery.envelope();
+    const std::uint32_t budget =
+        std::max<std::uint32_t>(delivery.queue().max_lost_runs.value_or(options_.max_lost_runs), 1);
+    const std::uint32_t lost =
+        delivery.lost_runs() == UINT32_MAX ? UINT32_MAX : delivery.lost_runs() + 1;
+    ++counters_.worker_lost;
+    if (lost >= budget)
+        return dead_letter(
+            delivery,
+            "lost " + std::to_string(lost) + " times: the worker was lost while running the job",
+            counters_.dead_lettered_lost);
+    options_.logger.warn("job " + envelope.job_id + " came back redelivered during attempt " +
+                         std::to_string(envelope.attempt) + " (lost run " + std::to_string(lost) +
+                         " of " + std::to_string(budget) +
+                         " allowed); it goes back to its queue to run again");
+    return try_settle("requeue", envelope, [&] { delivery.requeue_lost(lost); });
 }
 
 bool Worker::dead_letter(Delivery &delivery, const std::string &reason,

@@ -7,6 +7,7 @@
 #include "job.hpp"
 #include "worker_counters.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -24,13 +25,19 @@ struct WorkerOptions {
     std::size_t concurrency = 0;
     // A run longer than this counts as a retryable error "job timed out after {limit}".
     std::optional<std::chrono::milliseconds> job_timeout;
-    RetryPolicy default_retry;                            // lowest precedence
-    std::map<std::string, RetryPolicy> job_type_retry;    // overrides, per job type
-    std::map<std::string, RetryPolicy> queue_retry;       // overrides, per queue
+    RetryPolicy default_retry;                          // lowest precedence
+    std::map<std::string, RetryPolicy> job_type_retry;  // overrides, per job type
+    std::map<std::string, RetryPolicy> queue_retry;     // overrides, per queue
+    // Lost runs a job may have before it is dead-lettered, for the queues that set none.
+    std::uint32_t max_lost_runs = default_max_lost_runs;
     // Called before a job is dead-lettered (at least once per dead letter); it cannot
     // stop the dead-lettering. Runs on the thread that settles the job.
     std::function<void(const Envelope &, const std::string &reason)> dead_letter_hook;
     Logger logger;
+    // When set, setting it asks for a shutdown() from anywhere, a signal handler included
+    // (a lock-free store, see StopSignals): the worker's threads look at it at least
+    // every 100 ms.
+    std::shared_ptr<const std::atomic<bool>> stop_requested;
 };
 
 class Worker {
@@ -63,17 +70,25 @@ private:
     struct RunningJob;
 
     void work(Consumer &consumer, std::once_flag &stopped);
+    bool stop_requested() const {
+        return options_.stop_requested && options_.stop_requested->load();
+    }
     void handle(std::shared_ptr<Delivery> delivery);
     // Keeps a delivery whose settle failed until the consumer closes: freed now, it would
     // go straight back to the queue and run again in a loop.
     void park(std::shared_ptr<Delivery> delivery);
-    JobOutcome run_handler(const Registration &registration, const std::shared_ptr<RunningJob> &job);
+    JobOutcome run_handler(const Registration &registration,
+                           const std::shared_ptr<RunningJob> &job);
     void watch_timeouts();
 
     // Settling, never throwing: failures are counted and logged; false when it failed.
     bool settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration);
     bool retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy);
-    bool dead_letter(Delivery &delivery, const std::string &reason, std::atomic<std::uint64_t> &cause);
+    // A redelivered job: requeued with its lost-run count + 1, or dead-lettered once that
+    // count reaches the budget (docs/worker.md, lost runs).
+    bool requeue_or_give_up_lost(Delivery &delivery);
+    bool dead_letter(Delivery &delivery, const std::string &reason,
+                     std::atomic<std::uint64_t> &cause);
     template <typename Settle>
     bool try_settle(const char *what, const Envelope &envelope, Settle settle);
     const RetryPolicy &policy_for(const Delivery &delivery, const Registration *registration,

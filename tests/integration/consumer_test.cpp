@@ -3,6 +3,8 @@
 #include "broker_ctl.hpp"
 #include "core_fixture.hpp"
 
+#include "envelope_codec.hpp"
+
 #include <future>
 #include <map>
 
@@ -96,6 +98,60 @@ TEST_F(Consuming, AJobHeldByALostWorkerComesBackMarkedRedelivered) {
     EXPECT_EQ(again->envelope().job_id, env.job_id);
     EXPECT_TRUE(again->redelivered()) << "a job that may have been running when its worker died";
     again->ack();
+}
+
+TEST_F(Consuming, ALostRunCopyCarriesItsCountInAHeaderAndTheSameBody) {
+    const auto config = declare_queue();
+    const queuey::Envelope env = job(config.name);
+    producer_->enqueue(env);
+    auto consumer = backend_->consume(config.name);
+    auto first = consumer->next(5s);
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->lost_runs(), 0u) << "a job never lost carries no count";
+    first->requeue_lost(2);
+    consumer.reset();  // it may hold the copy already: the broker requeues it then
+
+    EXPECT_EQ(raw_->wait_for_count(config.name, 1, 5s), 1u)
+        << "one copy, the original acknowledged";
+    const auto copy = raw_->get(config.name);
+    ASSERT_TRUE(copy) << "the copy is not in the queue";
+    EXPECT_EQ(copy->body, queuey::encode_envelope(env)) << "the same body";
+    EXPECT_EQ(copy->message_id, env.job_id);
+    const RawHeader *count = copy->header("x-lost-runs");
+    ASSERT_NE(count, nullptr);
+    EXPECT_EQ(count->kind, AMQP_FIELD_KIND_U32);
+    EXPECT_EQ(count->integer, 2);
+    ASSERT_NE(copy->header("x-attempt"), nullptr);
+    EXPECT_EQ(copy->header("x-attempt")->integer, 1);
+}
+
+TEST_F(Consuming, ALostRunsHeaderIsReadWhateverItsIntegerTypeAndCountsAsZeroWhenItIsNoCount) {
+    const auto config = declare_queue();
+    const queuey::Envelope env = job(config.name);
+    const std::string body = queuey::encode_envelope(env);
+    struct Case {
+        RawHeader header;
+        std::uint32_t lost_runs;
+    };
+    const std::vector<Case> cases = {
+        {{"x-lost-runs", AMQP_FIELD_KIND_I64, "", 7}, 7},
+        {{"x-lost-runs", AMQP_FIELD_KIND_I32, "", 5}, 5},
+        {{"x-lost-runs", AMQP_FIELD_KIND_I64, "", std::int64_t{1} << 40}, UINT32_MAX},
+        {{"x-lost-runs", AMQP_FIELD_KIND_I32, "", -4}, 0},
+        {{"x-lost-runs", AMQP_FIELD_KIND_UTF8, "3", 0}, 0},
+    };
+    for (const Case &c : cases)
+        ASSERT_TRUE(raw_->publish(config.name, body, {c.header}, env.job_id));
+    auto consumer = backend_->consume(config.name);
+    for (const Case &c : cases) {
+        auto delivery = consumer->next(5s);
+        ASSERT_TRUE(delivery);
+        EXPECT_EQ(delivery->lost_runs(), c.lost_runs)
+            << "header kind " << int(c.header.kind) << " value " << c.header.integer
+            << c.header.text;
+        EXPECT_FALSE(delivery->redelivered());
+        delivery->ack();
+    }
 }
 
 TEST_F(Consuming, AClosedConsumerReturnsWhatItHeld) {

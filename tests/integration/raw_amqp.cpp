@@ -171,10 +171,37 @@ std::vector<RawMessage> RawAmqp::drain(const std::string &queue) {
     return messages;
 }
 
-bool RawAmqp::publish(const std::string &queue, std::string_view body) {
+bool RawAmqp::publish(const std::string &queue, std::string_view body,
+                      const std::vector<RawHeader> &headers, const std::string &message_id) {
     amqp_basic_properties_t props{};
     props._flags = AMQP_BASIC_DELIVERY_MODE_FLAG;
     props.delivery_mode = 2;
+    if (!message_id.empty()) {
+        props._flags |= AMQP_BASIC_MESSAGE_ID_FLAG;
+        props.message_id = bytes_of(message_id);
+    }
+    std::vector<amqp_table_entry_t> entries;
+    for (const RawHeader &header : headers) {
+        amqp_table_entry_t entry{};
+        entry.key = bytes_of(header.name);
+        entry.value.kind = header.kind;
+        switch (header.kind) {
+            case AMQP_FIELD_KIND_UTF8: entry.value.value.bytes = bytes_of(header.text); break;
+            case AMQP_FIELD_KIND_I32:
+                entry.value.value.i32 = static_cast<std::int32_t>(header.integer);
+                break;
+            case AMQP_FIELD_KIND_U32:
+                entry.value.value.u32 = static_cast<std::uint32_t>(header.integer);
+                break;
+            case AMQP_FIELD_KIND_I64: entry.value.value.i64 = header.integer; break;
+            default: throw std::runtime_error("raw AMQP: publish: header kind not supported here");
+        }
+        entries.push_back(entry);
+    }
+    if (!entries.empty()) {
+        props._flags |= AMQP_BASIC_HEADERS_FLAG;
+        props.headers = {static_cast<int>(entries.size()), entries.data()};
+    }
     const int status = amqp_basic_publish(state_, publish_channel, amqp_empty_bytes,
                                           bytes_of(queue), 0, 0, &props, bytes_of(body));
     if (status != AMQP_STATUS_OK)

@@ -59,9 +59,11 @@ public:
     std::optional<RawMessage> get(const std::string &queue);
     // Every message of queue, in order (auto-acked).
     std::vector<RawMessage> drain(const std::string &queue);
-    // Publishes body to queue on the default exchange and waits for the broker's confirm.
-    // Returns false when the broker nacked it.
-    bool publish(const std::string &queue, std::string_view body);
+    // Publishes body to queue on the default exchange, persistent, with the headers
+    // (integer kinds and AMQP_FIELD_KIND_UTF8) and message id if given, and waits for the
+    // broker's confirm. Returns false when the broker nacked it.
+    bool publish(const std::string &queue, std::string_view body,
+                 const std::vector<RawHeader> &headers = {}, const std::string &message_id = "");
     // The ready messages of queue (passive declare), or nothing when there is no such queue.
     std::optional<std::uint32_t> message_count(const std::string &queue);
     bool exists(const std::string &queue) { return message_count(queue).has_value(); }

@@ -639,11 +639,11 @@ TEST_F(MemoryBackendTest, ClosingAConsumerRequeuesItsDeliveriesAndTheirSettlesFa
     auto again = consumer->next(1s);
     ASSERT_NE(again, nullptr);
     EXPECT_EQ(again->envelope(), envelope);
-    // Its holder tried to settle it: this process put it back, no worker was lost.
+    // This process put it back by closing the consumer: no worker was lost.
     EXPECT_FALSE(again->redelivered());
 }
 
-TEST_F(MemoryBackendTest, ADeliveryDroppedAfterItsConsumerClosedComesBackRedelivered) {
+TEST_F(MemoryBackendTest, ADeliveryDroppedAfterItsConsumerClosedIsNoLostRun) {
     backend.declare(queue_config("q"));
     publish_ok(backend, {job("q", 0)});
     std::unique_ptr<Delivery> delivery;
@@ -652,11 +652,38 @@ TEST_F(MemoryBackendTest, ADeliveryDroppedAfterItsConsumerClosedComesBackRedeliv
         delivery = consumer->next(1s);
         ASSERT_NE(delivery, nullptr);
     }
-    delivery.reset();  // never settled: as if its worker had died
+    delivery.reset();  // never settled, but its consumer had given it back already
     auto consumer = backend.consume("q");
     auto again = consumer->next(1s);
     ASSERT_NE(again, nullptr);
-    EXPECT_TRUE(again->redelivered());
+    EXPECT_FALSE(again->redelivered()) << "the consumer's close, not a lost worker, put it back";
+    EXPECT_EQ(backend.snapshot().pending("q").size(), 0u) << "not requeued twice";
+}
+
+TEST_F(MemoryBackendTest, ALostJobRequeuedWithItsCountComesBackUnmarkedAtTheBackOfItsQueue) {
+    backend.declare(queue_config("q"));
+    const Envelope first = job("q", 0), second = job("q", 1);
+    publish_ok(backend, {first, second});
+    auto consumer = backend.consume("q");
+    consumer->next(1s).reset();  // dropped unsettled: as if its worker had died
+    auto lost = consumer->next(1s);
+    ASSERT_NE(lost, nullptr);
+    ASSERT_EQ(lost->envelope(), first);
+    ASSERT_TRUE(lost->redelivered());
+    EXPECT_EQ(lost->lost_runs(), 0u);
+    lost->requeue_lost(2);
+    EXPECT_EQ(error_of([&] { lost->ack(); }).status(), QY_ERR_ALREADY_SETTLED);
+
+    auto next = consumer->next(1s);
+    ASSERT_NE(next, nullptr);
+    EXPECT_EQ(next->envelope(), second) << "the copy went to the back of the queue";
+    next->ack();
+    auto copy = consumer->next(1s);
+    ASSERT_NE(copy, nullptr);
+    EXPECT_EQ(copy->envelope(), first) << "the same job: same attempt, same everything";
+    EXPECT_FALSE(copy->redelivered());
+    EXPECT_EQ(copy->lost_runs(), 2u);
+    copy->ack();
 }
 
 TEST_F(MemoryBackendTest, DeliveriesCanBeSettledFromOtherThreads) {

@@ -1,4 +1,4 @@
-// Crash loops, RabbitMQ only (docs/worker.md, "Crash loops: lost runs count as attempts";
+// Crash loops, RabbitMQ only (docs/worker.md, "Lost runs: a redelivered job runs again";
 // behaviour.md section 10): worker processes (crash_worker.c, C API only) that die while
 // they run a job, by their own hand (raise(SIGKILL)) or by the test's kill -9. Only a
 // broker outlives a process; on the in-memory backend a crash is simulated in-process
@@ -36,10 +36,13 @@ using Clock = std::chrono::steady_clock;
 // One crash_worker process, its stdout read line by line on a thread.
 class WorkerProcess {
 public:
-    WorkerProcess(const BrokerEndpoint &broker, const std::string &queue, int max_attempts) {
+    // max_lost_runs 0: crash_worker keeps the default lost-run budget.
+    WorkerProcess(const BrokerEndpoint &broker, const std::string &queue, int max_attempts,
+                  int max_lost_runs = 0) {
         int out[2];
         if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
         const std::string attempts = std::to_string(max_attempts);
+        const std::string budget = std::to_string(max_lost_runs);
         pid_ = ::fork();
         if (pid_ < 0) throw std::runtime_error("fork failed");
         if (pid_ == 0) {
@@ -47,7 +50,8 @@ public:
             ::close(out[0]);
             ::close(out[1]);
             ::execl(QUEUEY_CRASH_WORKER, QUEUEY_CRASH_WORKER, broker.url.c_str(), queue.c_str(),
-                    attempts.c_str(), static_cast<char *>(nullptr));
+                    attempts.c_str(), max_lost_runs > 0 ? budget.c_str() : nullptr,
+                    static_cast<char *>(nullptr));
             static const char failed[] = "cannot execute " QUEUEY_CRASH_WORKER "\n";
             [[maybe_unused]] auto written = ::write(STDERR_FILENO, failed, sizeof failed - 1);
             ::_exit(127);
@@ -114,8 +118,12 @@ public:
         return true;
     }
     bool exited() { return wait_exit(0ms); }
-    bool killed_by(int signal) const { return exited_ && WIFSIGNALED(status_) && WTERMSIG(status_) == signal; }
-    bool exited_with(int code) const { return exited_ && WIFEXITED(status_) && WEXITSTATUS(status_) == code; }
+    bool killed_by(int signal) const {
+        return exited_ && WIFSIGNALED(status_) && WTERMSIG(status_) == signal;
+    }
+    bool exited_with(int code) const {
+        return exited_ && WIFEXITED(status_) && WEXITSTATUS(status_) == code;
+    }
     std::string how_it_ended() const {
         if (!exited_) return "still running";
         if (WIFSIGNALED(status_)) return "killed by signal " + std::to_string(WTERMSIG(status_));
@@ -138,7 +146,8 @@ public:
             std::string word;
             while (words >> word) {
                 const auto eq = word.find('=');
-                if (eq != std::string::npos) values[word.substr(0, eq)] = std::stoull(word.substr(eq + 1));
+                if (eq != std::string::npos)
+                    values[word.substr(0, eq)] = std::stoull(word.substr(eq + 1));
             }
         }
         return values;
@@ -201,36 +210,41 @@ protected:
     }
 };
 
-TEST_F(CrashLoops, AJobThatCrashedItsWorkerOnceRunsAgainInTheNextWorker) {
+TEST_F(CrashLoops, AJobThatCrashedItsWorkerOnceRunsAgainAtTheSameAttemptInTheNextWorker) {
     const auto q = declare_crash_queue();
-    const auto env = enqueue(q.name, R"({"crash_on_attempt":1})");
+    const std::string marker = ::testing::TempDir() + "crash-once-" + q.name;
+    std::remove(marker.c_str());
+    const auto env = enqueue(q.name, R"({"crash_unless":")" + marker + R"("})");
 
     WorkerProcess first(endpoint(), q.name, 3);
-    ASSERT_FALSE(first.wait_line(started(env, 1), 10s).empty()) << "the first worker never ran the job";
+    ASSERT_FALSE(first.wait_line(started(env, 1), 10s).empty())
+        << "the first worker never ran the job";
     ASSERT_TRUE(first.wait_exit(10s)) << "the job did not kill the first worker";
     first.join_reader();
     EXPECT_TRUE(first.killed_by(SIGKILL)) << first.how_it_ended();
 
     WorkerProcess second(endpoint(), q.name, 3);
-    EXPECT_FALSE(second.wait_line(ran(env, 2), 10s).empty())
-        << "the second worker did not run attempt 2; it printed:\n" << ::testing::PrintToString(second.lines());
+    EXPECT_FALSE(second.wait_line(ran(env, 1), 10s).empty())
+        << "the second worker did not run attempt 1 again; it printed:\n"
+        << ::testing::PrintToString(second.lines());
     auto counters = second.stop();
-    EXPECT_EQ(counters["worker_lost"], 1u) << "the lost run was charged";
-    EXPECT_EQ(counters["retried"], 1u);
+    EXPECT_EQ(counters["worker_lost"], 1u) << "the lost run was counted";
+    EXPECT_EQ(counters["retried"], 0u) << "a lost run is no failed attempt";
     EXPECT_EQ(counters["succeeded"], 1u);
-    EXPECT_EQ(counters["dead_lettered_exhausted"], 0u);
-    EXPECT_EQ(second.lines_starting("started ").size(), 1u) << "the redelivered copy itself is not run";
+    EXPECT_EQ(counters["dead_lettered_lost"], 0u);
+    EXPECT_EQ(second.lines_starting("started ").size(), 1u) << "the republished copy runs once";
     EXPECT_EQ(raw_->message_count(q.name), 0u);
     EXPECT_EQ(raw_->message_count(q.name + ".dead"), 0u);
+    std::remove(marker.c_str());
 }
 
-TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterMaxAttempts) {
+TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterTheLostRunBudget) {
     const auto q = declare_crash_queue();
     const auto env = enqueue(q.name, R"({"crash":true})");
-    const std::string expected_reason =
-        "max attempts (3) exhausted after attempt 3: the worker was lost while running the job";
+    const std::string expected_reason = "lost 3 times: the worker was lost while running the job";
 
-    // Worker processes one after another until the job is dead-lettered; at most 6.
+    // Worker processes one after another until the job is dead-lettered; at most 6. Three
+    // attempts are allowed too, to show that lost runs spend none of them.
     std::vector<std::string> history;  // how each process ended
     std::vector<int> attempts_run;
     std::map<std::string, std::uint64_t> last_counters;
@@ -246,23 +260,29 @@ TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterMaxAttempts) {
             if (worker.wait_exit(20ms)) break;
         }
         if (worker.exited()) worker.join_reader();
-        for (const auto &line : worker.lines_starting("started ")) attempts_run.push_back(std::stoi(line.substr(line.rfind(' ') + 1)));
+        for (const auto &line : worker.lines_starting("started "))
+            attempts_run.push_back(std::stoi(line.substr(line.rfind(' ') + 1)));
         if (dead) {
             EXPECT_EQ(worker.wait_line("dead ", 0ms), "dead " + env.job_id + " " + expected_reason);
             last_counters = worker.stop();
             history.push_back("dead-lettered the job");
         } else {
-            ASSERT_TRUE(worker.exited()) << "worker " << i + 1 << " neither crashed nor dead-lettered the job in 10 s";
+            ASSERT_TRUE(worker.exited())
+                << "worker " << i + 1 << " neither crashed nor dead-lettered the job in 10 s";
             history.push_back(worker.how_it_ended());
-            EXPECT_TRUE(worker.killed_by(SIGKILL)) << "worker " << i + 1 << ": " << worker.how_it_ended();
+            EXPECT_TRUE(worker.killed_by(SIGKILL))
+                << "worker " << i + 1 << ": " << worker.how_it_ended();
         }
     }
-    ASSERT_TRUE(dead) << "the job was never dead-lettered; workers: " << ::testing::PrintToString(history);
+    ASSERT_TRUE(dead) << "the job was never dead-lettered; workers: "
+                      << ::testing::PrintToString(history);
     EXPECT_EQ(history.size(), 4u) << "three crashes, and the fourth worker dead-letters it: "
                                   << ::testing::PrintToString(history);
-    EXPECT_EQ(attempts_run, (std::vector<int>{1, 2, 3})) << "attempts 1, 2 and 3, each on a fresh worker";
+    EXPECT_EQ(attempts_run, (std::vector<int>{1, 1, 1}))
+        << "attempt 1 three times, each on a fresh worker";
     EXPECT_EQ(last_counters["worker_lost"], 1u);
-    EXPECT_EQ(last_counters["dead_lettered_exhausted"], 1u);
+    EXPECT_EQ(last_counters["dead_lettered_lost"], 1u);
+    EXPECT_EQ(last_counters["dead_lettered_exhausted"], 0u);
     EXPECT_EQ(last_counters["succeeded"], 0u);
 
     // It does not come back: another worker finds nothing to run.
@@ -286,48 +306,51 @@ TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterMaxAttempts) {
     const auto *attempts = letter.header("x-attempts");
     ASSERT_NE(attempts, nullptr);
     EXPECT_EQ(attempts->kind, AMQP_FIELD_KIND_U32);
-    EXPECT_EQ(attempts->integer, 3);
+    EXPECT_EQ(attempts->integer, 1);
+    EXPECT_EQ(letter.header("x-death"), nullptr) << "RabbitMQ's own x-death is never copied";
     const auto dead_env = queuey::decode_envelope(letter.body);
     EXPECT_EQ(dead_env.job_id, env.job_id);
-    EXPECT_EQ(dead_env.attempt, 3u);
+    EXPECT_EQ(dead_env.attempt, 1u);
 }
 
-TEST_F(CrashLoops, WithTheDefaultPolicyTheFirstCrashDeadLettersTheJob) {
+TEST_F(CrashLoops, WithABudgetOfOneTheFirstLossDeadLettersTheJob) {
     const auto q = declare_crash_queue();
     const auto env = enqueue(q.name, R"({"crash":true})");
-    WorkerProcess first(endpoint(), q.name, 1);
+    WorkerProcess first(endpoint(), q.name, 1, 1);
     ASSERT_TRUE(first.wait_exit(10s));
     EXPECT_TRUE(first.killed_by(SIGKILL)) << first.how_it_ended();
 
-    WorkerProcess second(endpoint(), q.name, 1);
+    WorkerProcess second(endpoint(), q.name, 1, 1);
     EXPECT_EQ(second.wait_line("dead ", 10s),
-              "dead " + env.job_id +
-                  " max attempts (1) exhausted after attempt 1: the worker was lost while running the job");
+              "dead " + env.job_id + " lost 1 times: the worker was lost while running the job");
     const auto counters = second.stop();
     EXPECT_TRUE(second.lines_starting("started ").empty());
     EXPECT_EQ(counters.at("worker_lost"), 1u);
+    EXPECT_EQ(counters.at("dead_lettered_lost"), 1u);
     EXPECT_EQ(raw_->wait_for_count(q.name + ".dead", 1, 5s), 1u);
 }
 
 TEST_F(CrashLoops, AWorkerKilledFromOutsideMidJobHasTheJobRunAgainInTheNextWorker) {
     const auto q = declare_crash_queue();
-    const auto env = enqueue(q.name, R"({"sleep_ms":10000,"sleep_on_attempt":1})");
+    const auto env = enqueue(q.name, R"({"sleep_ms":2000})");
 
-    WorkerProcess first(endpoint(), q.name, 3);
+    WorkerProcess first(endpoint(), q.name, 1);
     ASSERT_FALSE(first.wait_line(started(env, 1), 10s).empty());
-    std::this_thread::sleep_for(100ms);  // in the middle of the slow job
+    std::this_thread::sleep_for(100ms);          // in the middle of the slow job
     ASSERT_EQ(::kill(first.pid(), SIGKILL), 0);  // kill -9
     ASSERT_TRUE(first.wait_exit(5s));
     first.join_reader();
     EXPECT_TRUE(first.killed_by(SIGKILL));
     EXPECT_TRUE(first.lines_starting("ran ").empty());
 
-    WorkerProcess second(endpoint(), q.name, 3);
-    EXPECT_FALSE(second.wait_line(ran(env, 2), 10s).empty())
-        << "the job did not run again; the second worker printed:\n" << ::testing::PrintToString(second.lines());
+    WorkerProcess second(endpoint(), q.name, 1);
+    EXPECT_FALSE(second.wait_line(ran(env, 1), 10s).empty())
+        << "the job did not run again; the second worker printed:\n"
+        << ::testing::PrintToString(second.lines());
     const auto counters = second.stop();
     EXPECT_EQ(counters.at("worker_lost"), 1u);
     EXPECT_EQ(counters.at("succeeded"), 1u);
+    EXPECT_EQ(counters.at("dead_lettered_lost"), 0u);
     EXPECT_EQ(raw_->message_count(q.name), 0u);
     EXPECT_EQ(raw_->message_count(q.name + ".dead"), 0u);
 }

@@ -2,13 +2,16 @@
  * crash_worker: a worker process for the crash-loop tests (crash_loop_test.cpp), written
  * against the public C API only.
  *
- *   crash_worker URL QUEUE MAX_ATTEMPTS
+ *   crash_worker URL QUEUE MAX_ATTEMPTS [MAX_LOST_RUNS]
  *
  * Declares QUEUE (defaults, delay granularity 50 ms), then runs a worker for job type
- * "crash.job" with a retry policy of MAX_ATTEMPTS attempts (no backoff) until SIGTERM or
- * SIGINT. The handler looks at the compact JSON payload:
+ * "crash.job" with a retry policy of MAX_ATTEMPTS attempts (no backoff) and, when given,
+ * a lost-run budget of MAX_LOST_RUNS, until SIGTERM or SIGINT. The handler looks at the
+ * compact JSON payload:
  *
- *   {"crash":true}              kills its own process (raise(SIGKILL)) on every attempt
+ *   {"crash":true}              kills its own process (raise(SIGKILL)) on every run
+ *   {"crash_unless":"PATH"}     kills its own process unless the file PATH exists, which
+ *                               it creates first: the first run crashes, later ones do not
  *   {"crash_on_attempt":N}      kills its own process on attempt N only
  *   {"sleep_ms":M}              sleeps M ms first (with "sleep_on_attempt":N: on attempt N only)
  *   anything else               succeeds
@@ -17,7 +20,8 @@
  *   started <job_id> attempt <n>     when the handler starts
  *   ran <job_id> attempt <n>         when it succeeds
  *   dead <job_id> <reason>           from the dead-letter hook
- *   counters succeeded=.. retried=.. worker_lost=.. dead_lettered_exhausted=.. settle_failures=..
+ *   counters succeeded=.. retried=.. worker_lost=.. dead_lettered_exhausted=..
+ *            dead_lettered_lost=.. settle_failures=..   (one line)
  *                                    after qy_worker_run() returned
  * Exit status: 0 after a shutdown, 2 for bad arguments, 3 when a queuey call fails.
  */
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *job_type = "crash.job";
 
@@ -51,12 +56,31 @@ static long json_int(const char *payload, const char *key) {
     return strtol(at + strlen(pattern), NULL, 10);
 }
 
+/* Whether the file named by the string after "key": exists; creates it when it does not.
+   0 when the payload has no such key. */
+static int marker_was_absent(const char *payload, const char *key) {
+    char pattern[64], path[4096];
+    const char *at, *end;
+    FILE *file;
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    at = strstr(payload, pattern);
+    if (at == NULL) return 0;
+    at += strlen(pattern);
+    end = strchr(at, '"');
+    if (end == NULL || (size_t)(end - at) >= sizeof path) return 0;
+    memcpy(path, at, (size_t)(end - at));
+    path[end - at] = '\0';
+    if (access(path, F_OK) == 0) return 0;
+    file = fopen(path, "w");
+    if (file != NULL) fclose(file);
+    return 1;
+}
+
 static void sleep_ms(long ms) {
     struct timespec wait;
     wait.tv_sec = ms / 1000;
     wait.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&wait, &wait) != 0) {
-    }
+    while (nanosleep(&wait, &wait) != 0) {}
 }
 
 static qy_job_result handle(qy_job *job, void *user_data) {
@@ -70,6 +94,7 @@ static qy_job_result handle(qy_job *job, void *user_data) {
     printf("started %s attempt %u\n", id, attempt);
     fflush(stdout);
     if (strstr(payload, "\"crash\":true") != NULL) raise(SIGKILL);
+    if (marker_was_absent(payload, "crash_unless")) raise(SIGKILL);
     if (json_int(payload, "crash_on_attempt") == (long)attempt) raise(SIGKILL);
     sleep_for = json_int(payload, "sleep_ms");
     sleep_on = json_int(payload, "sleep_on_attempt");
@@ -113,15 +138,16 @@ int main(int argc, char **argv) {
     sigset_t signals;
     pthread_t waiter;
     const char *queues[1];
-    long max_attempts;
+    long max_attempts, max_lost_runs = 0;
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: crash_worker URL QUEUE MAX_ATTEMPTS\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: crash_worker URL QUEUE MAX_ATTEMPTS [MAX_LOST_RUNS]\n");
         return 2;
     }
     max_attempts = strtol(argv[3], NULL, 10);
-    if (max_attempts < 1) {
-        fprintf(stderr, "crash_worker: MAX_ATTEMPTS must be at least 1\n");
+    if (argc == 5) max_lost_runs = strtol(argv[4], NULL, 10);
+    if (max_attempts < 1 || (argc == 5 && max_lost_runs < 1)) {
+        fprintf(stderr, "crash_worker: MAX_ATTEMPTS and MAX_LOST_RUNS must be at least 1\n");
         return 2;
     }
 
@@ -134,7 +160,8 @@ int main(int argc, char **argv) {
     if (qy_client_options_new(&opts, &err) != QY_OK) fail("qy_client_options_new", err);
     if (qy_client_options_set_connection_name(opts, "crash_worker", &err) != QY_OK)
         fail("qy_client_options_set_connection_name", err);
-    if (qy_client_options_set_log(opts, on_log, NULL, NULL, &err) != QY_OK) fail("qy_client_options_set_log", err);
+    if (qy_client_options_set_log(opts, on_log, NULL, NULL, &err) != QY_OK)
+        fail("qy_client_options_set_log", err);
     if (qy_client_new(argv[1], opts, &client, &err) != QY_OK) fail("qy_client_new", err);
     qy_client_options_free(opts);
 
@@ -144,11 +171,16 @@ int main(int argc, char **argv) {
     if (qy_client_declare(client, config, &err) != QY_OK) fail("qy_client_declare", err);
     qy_queue_config_free(config);
 
-    if (qy_retry_policy_new((uint32_t)max_attempts, &policy, &err) != QY_OK) fail("qy_retry_policy_new", err);
+    if (qy_retry_policy_new((uint32_t)max_attempts, &policy, &err) != QY_OK)
+        fail("qy_retry_policy_new", err);
     queues[0] = argv[2];
     if (qy_worker_new(client, queues, 1, &worker, &err) != QY_OK) fail("qy_worker_new", err);
-    if (qy_worker_set_default_retry(worker, policy, &err) != QY_OK) fail("qy_worker_set_default_retry", err);
+    if (qy_worker_set_default_retry(worker, policy, &err) != QY_OK)
+        fail("qy_worker_set_default_retry", err);
     qy_retry_policy_free(policy);
+    if (max_lost_runs > 0 &&
+        qy_worker_set_max_lost_runs(worker, (uint32_t)max_lost_runs, &err) != QY_OK)
+        fail("qy_worker_set_max_lost_runs", err);
     if (qy_worker_set_dead_letter_hook(worker, on_dead_letter, NULL, NULL, &err) != QY_OK)
         fail("qy_worker_set_dead_letter_hook", err);
     if (qy_worker_register(worker, job_type, handle, NULL, NULL, NULL, &err) != QY_OK)
@@ -160,13 +192,15 @@ int main(int argc, char **argv) {
     }
     if (qy_worker_run(worker, &err) != QY_OK) fail("qy_worker_run", err);
 
-    printf("counters succeeded=%llu retried=%llu worker_lost=%llu dead_lettered_exhausted=%llu "
-           "settle_failures=%llu\n",
-           (unsigned long long)qy_worker_counter(worker, QY_COUNTER_SUCCEEDED),
-           (unsigned long long)qy_worker_counter(worker, QY_COUNTER_RETRIED),
-           (unsigned long long)qy_worker_counter(worker, QY_COUNTER_WORKER_LOST),
-           (unsigned long long)qy_worker_counter(worker, QY_COUNTER_DEAD_LETTERED_EXHAUSTED),
-           (unsigned long long)qy_worker_counter(worker, QY_COUNTER_SETTLE_FAILURES));
+    printf(
+        "counters succeeded=%llu retried=%llu worker_lost=%llu dead_lettered_exhausted=%llu "
+        "dead_lettered_lost=%llu settle_failures=%llu\n",
+        (unsigned long long)qy_worker_counter(worker, QY_COUNTER_SUCCEEDED),
+        (unsigned long long)qy_worker_counter(worker, QY_COUNTER_RETRIED),
+        (unsigned long long)qy_worker_counter(worker, QY_COUNTER_WORKER_LOST),
+        (unsigned long long)qy_worker_counter(worker, QY_COUNTER_DEAD_LETTERED_EXHAUSTED),
+        (unsigned long long)qy_worker_counter(worker, QY_COUNTER_DEAD_LETTERED_LOST),
+        (unsigned long long)qy_worker_counter(worker, QY_COUNTER_SETTLE_FAILURES));
     fflush(stdout);
     pthread_join(waiter, NULL);
     qy_worker_free(worker);

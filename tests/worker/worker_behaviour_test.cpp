@@ -57,6 +57,7 @@ void expect_counters(const WorkerCounters &actual, const WorkerCounters &expecte
     QY_EXPECT_COUNTER(worker_lost);
     QY_EXPECT_COUNTER(settle_failures);
     QY_EXPECT_COUNTER(in_flight);
+    QY_EXPECT_COUNTER(dead_lettered_lost);
 #undef QY_EXPECT_COUNTER
 }
 
@@ -93,10 +94,13 @@ protected:
         };
         return options;
     }
-    WorkerOptions options_for(const QueueConfig &queue) { return options_for(std::vector{queue.name}); }
+    WorkerOptions options_for(const QueueConfig &queue) {
+        return options_for(std::vector{queue.name});
+    }
 
     Worker &make_worker(WorkerOptions options, std::shared_ptr<queuey::Backend> backend = nullptr) {
-        workers_.push_back(std::make_unique<Worker>(backend ? backend : under_->backend(), std::move(options)));
+        workers_.push_back(
+            std::make_unique<Worker>(backend ? backend : under_->backend(), std::move(options)));
         return *workers_.back();
     }
 
@@ -145,7 +149,8 @@ protected:
         });
         WorkerOptions options = options_for(q);
         if (levels.worker_default) options.default_retry = attempts(*levels.worker_default);
-        if (levels.job_type_override) options.job_type_retry[job_type] = attempts(*levels.job_type_override);
+        if (levels.job_type_override)
+            options.job_type_retry[job_type] = attempts(*levels.job_type_override);
         if (levels.queue_override) options.queue_retry[q.name] = attempts(*levels.queue_override);
         // Overrides for another job type and another queue never apply here.
         options.job_type_retry["wt.other-type"] = attempts(9);
@@ -153,9 +158,12 @@ protected:
         Worker &worker = make_worker(std::move(options));
         Runs runs;
         const std::optional<RetryPolicy> chosen =
-            levels.chosen_by_handler ? std::optional(attempts(*levels.chosen_by_handler)) : std::nullopt;
+            levels.chosen_by_handler ? std::optional(attempts(*levels.chosen_by_handler))
+                                     : std::nullopt;
         worker.register_handler(
-            job_type, recording(runs, [chosen](const Job &) { return JobOutcome::retryable("failed", chosen); }),
+            job_type,
+            recording(runs,
+                      [chosen](const Job &) { return JobOutcome::retryable("failed", chosen); }),
             levels.registered ? std::optional(attempts(*levels.registered)) : std::nullopt);
         const Envelope env = enqueue(q.name);
         WorkerThread &thread = start(worker);
@@ -163,10 +171,12 @@ protected:
         const auto dead = wait_dead_letters(q.name, 1, 20s);
         thread.stop();
         ASSERT_EQ(dead.size(), 1u) << "the job never reached " << q.name << ".dead";
-        EXPECT_EQ(dead[0].reason, "max attempts (" + std::to_string(expected_max) + ") exhausted after attempt " +
-                                      std::to_string(expected_max) + ": failed");
+        EXPECT_EQ(dead[0].reason, "max attempts (" + std::to_string(expected_max) +
+                                      ") exhausted after attempt " + std::to_string(expected_max) +
+                                      ": failed");
         EXPECT_EQ(dead[0].envelope.attempt, expected_max);
-        EXPECT_EQ(runs.of(env.job_id).size(), expected_max) << "handler runs before the dead letter";
+        EXPECT_EQ(runs.of(env.job_id).size(), expected_max)
+            << "handler runs before the dead letter";
         const auto counters = worker.counters();
         EXPECT_EQ(counters.retried, expected_max - 1);
         EXPECT_EQ(counters.dead_lettered_exhausted, 1u);
@@ -184,11 +194,13 @@ TEST_P(WorkerBehaviour, SuccessIsAcknowledged) {
     const QueueConfig q = declare();
     Worker &worker = make_worker(options_for(q));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
     const Envelope env = enqueue(q.name);
     WorkerThread &thread = start(worker);
 
-    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; })) << "the job never succeeded";
+    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }))
+        << "the job never succeeded";
     thread.stop();
 
     expect_counters(worker.counters(), {.succeeded = 1});
@@ -215,13 +227,15 @@ TEST_P(WorkerBehaviour, RetryableErrorComesBackAsTheNextAttemptAfterTheBackoff) 
     Worker &worker = make_worker(std::move(options));
     Runs runs;
     worker.register_handler(job_type, recording(runs, [](const Job &job) {
-                                return job.envelope().attempt == 1 ? JobOutcome::retryable("try again")
-                                                                   : JobOutcome::success();
+                                return job.envelope().attempt == 1
+                                           ? JobOutcome::retryable("try again")
+                                           : JobOutcome::success();
                             }));
     const Envelope env = enqueue(q.name);
     WorkerThread &thread = start(worker);
 
-    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; })) << "the retry never succeeded";
+    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }))
+        << "the retry never succeeded";
     thread.stop();
 
     const auto seen = runs.of(env.job_id);
@@ -288,7 +302,8 @@ TEST_P(WorkerBehaviour, RetryableErrorWithoutAttemptsLeftIsDeadLettered) {
     };
     Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::retryable("boom"); }));
+    worker.register_handler(
+        job_type, recording(runs, [](const Job &) { return JobOutcome::retryable("boom"); }));
     const Envelope env = enqueue(q.name);
     WorkerThread &thread = start(worker);
 
@@ -321,8 +336,9 @@ TEST_P(WorkerBehaviour, FatalErrorIsDeadLetteredAtOnce) {
     options.default_retry = attempts(5);  // retries left, but a fatal error does not retry
     Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type,
-                            recording(runs, [](const Job &) { return JobOutcome::fatal("the input is wrong"); }));
+    worker.register_handler(job_type, recording(runs, [](const Job &) {
+                                return JobOutcome::fatal("the input is wrong");
+                            }));
     const Envelope env = enqueue(q.name);
     WorkerThread &thread = start(worker);
 
@@ -346,15 +362,19 @@ TEST_P(WorkerBehaviour, DeferralCostsNoAttemptIgnoresTheRetryPolicyAndArrivesAtM
     options.default_retry = attempts(1);  // no retries at all: deferrals must not care
     Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [&](const Job &job) {
-                                return job.envelope().deferrals < 3 ? JobOutcome::deferred(delay, "not yet")
-                                                                    : JobOutcome::success();
-                            }),
+    worker.register_handler(job_type,
+                            recording(runs,
+                                      [&](const Job &job) {
+                                          return job.envelope().deferrals < 3
+                                                     ? JobOutcome::deferred(delay, "not yet")
+                                                     : JobOutcome::success();
+                                      }),
                             attempts(1));
     const Envelope env = enqueue(q.name);
     WorkerThread &thread = start(worker);
 
-    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; })) << "the job never succeeded";
+    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }))
+        << "the job never succeeded";
     thread.stop();
 
     const auto seen = runs.of(env.job_id);
@@ -363,17 +383,20 @@ TEST_P(WorkerBehaviour, DeferralCostsNoAttemptIgnoresTheRetryPolicyAndArrivesAtM
         SCOPED_TRACE("run " + std::to_string(i + 1));
         EXPECT_EQ(seen[i].attempt, 1u) << "a deferral costs no attempt";
         EXPECT_EQ(seen[i].deferrals, i) << "each deferral adds one";
-        EXPECT_EQ(seen[i].priority, i == 0 ? 0 : 7) << "a deferred job arrives at the queue's max priority";
+        EXPECT_EQ(seen[i].priority, i == 0 ? 0 : 7)
+            << "a deferred job arrives at the queue's max priority";
         if (i > 0) {
             EXPECT_GE(ms_between(seen[i - 1].at, seen[i].at), delay);
         }
     }
     expect_counters(worker.counters(), {.succeeded = 1, .deferred = 3});
-    EXPECT_TRUE(under_->dead_letters(q.name).empty()) << "the retry policy (1 attempt) was not applied";
+    EXPECT_TRUE(under_->dead_letters(q.name).empty())
+        << "the retry policy (1 attempt) was not applied";
     if (auto *mem = memory()) {
         const auto snapshot = mem->snapshot();
         ASSERT_EQ(snapshot.deferred.size(), 3u);
-        for (const auto &deferral : snapshot.deferred) EXPECT_EQ(deferral.delay, delay) << "memory: exact";
+        for (const auto &deferral : snapshot.deferred)
+            EXPECT_EQ(deferral.delay, delay) << "memory: exact";
         EXPECT_TRUE(snapshot.retried.empty());
     }
 }
@@ -383,8 +406,9 @@ TEST_P(WorkerBehaviour, DeferralOnAQueueWithoutPrioritiesArrivesAtPriorityZero) 
     Worker &worker = make_worker(options_for(q));
     Runs runs;
     worker.register_handler(job_type, recording(runs, [](const Job &job) {
-                                return job.envelope().deferrals == 0 ? JobOutcome::deferred(0ms, "later")
-                                                                     : JobOutcome::success();
+                                return job.envelope().deferrals == 0
+                                           ? JobOutcome::deferred(0ms, "later")
+                                           : JobOutcome::success();
                             }));
     const Envelope env = enqueue(q.name);
     WorkerThread &thread = start(worker);
@@ -438,12 +462,13 @@ TEST_P(WorkerBehaviour, DeferredJobOvertakesTheBacklog) {
     options.concurrency = 1;
     Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &job) {
-                                if (job.envelope().payload == R"({"name":"A"})" && job.envelope().deferrals == 0)
-                                    return JobOutcome::deferred(50ms, "after a while");
-                                std::this_thread::sleep_for(150ms);
-                                return JobOutcome::success();
-                            }));
+    worker.register_handler(
+        job_type, recording(runs, [](const Job &job) {
+            if (job.envelope().payload == R"({"name":"A"})" && job.envelope().deferrals == 0)
+                return JobOutcome::deferred(50ms, "after a while");
+            std::this_thread::sleep_for(150ms);
+            return JobOutcome::success();
+        }));
     const Envelope a = enqueue(q.name, job_type, R"({"name":"A"})");
     std::vector<Envelope> backlog;
     for (int i = 1; i <= 4; ++i)
@@ -454,8 +479,9 @@ TEST_P(WorkerBehaviour, DeferredJobOvertakesTheBacklog) {
 
     std::vector<std::string> order;
     for (const auto &run : runs.all()) order.push_back(run.payload);
-    const std::vector<std::string> expected = {R"({"name":"A"})",  R"({"name":"B1"})", R"({"name":"A"})",
-                                               R"({"name":"B2"})", R"({"name":"B3"})", R"({"name":"B4"})"};
+    const std::vector<std::string> expected = {R"({"name":"A"})",  R"({"name":"B1"})",
+                                               R"({"name":"A"})",  R"({"name":"B2"})",
+                                               R"({"name":"B3"})", R"({"name":"B4"})"};
     EXPECT_EQ(order, expected);
 }
 
@@ -465,9 +491,10 @@ TEST_P(WorkerBehaviour, UndecodablePayloadIsDeadLettered) {
     options.default_retry = attempts(3);
     Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) {
-                                return JobOutcome::undecodable("payload.n: expected a string, got a number");
-                            }));
+    worker.register_handler(
+        job_type, recording(runs, [](const Job &) {
+            return JobOutcome::undecodable("payload.n: expected a string, got a number");
+        }));
     const Envelope env = enqueue(q.name);
     WorkerThread &thread = start(worker);
     const auto dead = wait_dead_letters(q.name, 1);
@@ -487,7 +514,8 @@ TEST_P(WorkerBehaviour, UnknownJobTypeIsDeadLettered) {
     options.default_retry = attempts(3);
     Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
     const Envelope env = enqueue(q.name, "x");
     WorkerThread &thread = start(worker);
     const auto dead = wait_dead_letters(q.name, 1);
@@ -518,7 +546,8 @@ TEST_P(WorkerBehaviour, HandlerThatThrowsIsARetryableError) {
     thread.stop();
 
     ASSERT_EQ(dead.size(), 1u);
-    EXPECT_EQ(dead[0].reason, "max attempts (2) exhausted after attempt 2: the handler threw: kaput");
+    EXPECT_EQ(dead[0].reason,
+              "max attempts (2) exhausted after attempt 2: the handler threw: kaput");
     const auto seen = runs.of(env.job_id);
     ASSERT_EQ(seen.size(), 2u) << "retried like any retryable error";
     EXPECT_EQ(seen[1].attempt, 2u);
@@ -529,8 +558,10 @@ TEST_P(WorkerBehaviour, RoutesEachJobToTheHandlerOfItsType) {
     const QueueConfig q = declare();
     Worker &worker = make_worker(options_for(q));
     Runs emails, invoices;
-    worker.register_handler("send_email", recording(emails, [](const Job &) { return JobOutcome::success(); }));
-    worker.register_handler("make_invoice", recording(invoices, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler("send_email",
+                            recording(emails, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler("make_invoice",
+                            recording(invoices, [](const Job &) { return JobOutcome::success(); }));
     const Envelope email = enqueue(q.name, "send_email");
     const Envelope invoice = enqueue(q.name, "make_invoice");
     WorkerThread &thread = start(worker);
@@ -576,45 +607,121 @@ TEST_P(WorkerBehaviour, ExponentialBackoffWaitsBaseTimesFactorToTheFailedAttempt
 
 // ---- a lost worker (docs/worker.md, crash loops; across processes: crash_loop_test) ----
 
-TEST_P(WorkerBehaviour, AJobWhoseWorkerWasLostCountsThatRunAsAnAttempt) {
+TEST_P(WorkerBehaviour, AJobWhoseWorkerWasLostRunsAgainAtTheSameAttempt) {
     // Memory: a Delivery dropped unsettled. RabbitMQ: another connection that took the
     // job and closed. Either way the job comes back marked redelivered.
     const QueueConfig q = declare();
     const Envelope env = enqueue(q.name);
     EXPECT_EQ(under_->lose_a_worker(q.name).job_id, env.job_id);
 
-    WorkerOptions options = options_for(q);
-    options.default_retry = attempts(2);
-    Worker &worker = make_worker(std::move(options));
+    Worker &worker = make_worker(options_for(q));  // the default: one attempt, 3 lost runs
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
     WorkerThread &thread = start(worker);
     ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }));
     thread.stop();
 
     const auto seen = runs.of(env.job_id);
-    ASSERT_EQ(seen.size(), 1u) << "the redelivered copy is not run; its next attempt is";
-    EXPECT_EQ(seen[0].attempt, 2u) << "the lost run was attempt 1";
-    expect_counters(worker.counters(), {.succeeded = 1, .retried = 1, .worker_lost = 1});
+    ASSERT_EQ(seen.size(), 1u) << "the republished copy runs, once";
+    EXPECT_EQ(seen[0].attempt, 1u) << "a lost run spends no attempt";
+    expect_counters(worker.counters(), {.succeeded = 1, .worker_lost = 1});
+    EXPECT_TRUE(under_->dead_letters(q.name).empty());
 }
 
-TEST_P(WorkerBehaviour, AJobWhoseWorkerWasLostIsDeadLetteredWhenNoAttemptsRemain) {
-    const QueueConfig q = declare();
-    const Envelope env = enqueue(q.name);
-    EXPECT_EQ(under_->lose_a_worker(q.name).job_id, env.job_id);
+// Loses the job in a worker that republished it once already: the delivery that then
+// comes back carries one lost run and is redelivered (a second loss). The republish is
+// done by another process, so that what its consumer held is not this one's own.
+void lose_twice(BackendUnderTest &under, const QueueConfig &q) {
+    under.lose_a_worker(q.name);
+    {
+        auto consumer = under.another_process(q)->consume(q.name);
+        auto delivery = consumer->next(std::chrono::seconds(5));
+        ASSERT_NE(delivery, nullptr);
+        ASSERT_TRUE(delivery->redelivered());
+        EXPECT_EQ(delivery->lost_runs(), 0u);
+        delivery->requeue_lost(1);  // what a worker does with the first loss
+    }
+    under.lose_a_worker(q.name);
+}
 
-    Worker &worker = make_worker(options_for(q));  // the default: one attempt
+TEST_P(WorkerBehaviour, AJobLostAsOftenAsTheQueuesBudgetIsDeadLetteredWithoutRunning) {
+    const QueueConfig q = declare([](QueueConfig &config) { config.max_lost_runs = 2; });
+    const Envelope env = enqueue(q.name);
+    lose_twice(*under_, q);
+    if (HasFatalFailure()) return;
+
+    WorkerOptions options = options_for(q);
+    options.max_lost_runs = 5;  // the queue's own budget wins
+    Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
     WorkerThread &thread = start(worker);
     const auto dead = wait_dead_letters(q.name, 1);
     thread.stop();
 
     ASSERT_EQ(dead.size(), 1u);
-    EXPECT_EQ(dead[0].reason,
-              "max attempts (1) exhausted after attempt 1: the worker was lost while running the job");
+    EXPECT_EQ(dead[0].envelope.job_id, env.job_id);
+    EXPECT_EQ(dead[0].envelope.attempt, 1u);
+    EXPECT_EQ(dead[0].reason, "lost 2 times: the worker was lost while running the job");
     EXPECT_EQ(runs.count(), 0u);
-    expect_counters(worker.counters(), {.dead_lettered_exhausted = 1, .worker_lost = 1});
+    expect_counters(worker.counters(), {.worker_lost = 1, .dead_lettered_lost = 1});
+}
+
+TEST_P(WorkerBehaviour, BelowTheWorkersBudgetALostJobIsRequeuedWithItsCountAndRuns) {
+    const QueueConfig q = declare();
+    const Envelope env = enqueue(q.name);
+    lose_twice(*under_, q);
+    if (HasFatalFailure()) return;
+
+    WorkerOptions options = options_for(q);
+    options.max_lost_runs = 3;
+    Worker &worker = make_worker(std::move(options));
+    Runs runs;
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    WorkerThread &thread = start(worker);
+    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }));
+    thread.stop();
+
+    EXPECT_EQ(runs.of(env.job_id).size(), 1u);
+    expect_counters(worker.counters(), {.succeeded = 1, .worker_lost = 1});
+    EXPECT_TRUE(under_->dead_letters(q.name).empty());
+}
+
+TEST_P(WorkerBehaviour, AWorkersBudgetOfOneDeadLettersAtTheFirstLoss) {
+    const QueueConfig q = declare();
+    enqueue(q.name);
+    under_->lose_a_worker(q.name);
+
+    WorkerOptions options = options_for(q);
+    options.max_lost_runs = 1;
+    Worker &worker = make_worker(std::move(options));
+    Runs runs;
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    WorkerThread &thread = start(worker);
+    const auto dead = wait_dead_letters(q.name, 1);
+    thread.stop();
+
+    ASSERT_EQ(dead.size(), 1u);
+    EXPECT_EQ(dead[0].reason, "lost 1 times: the worker was lost while running the job");
+    EXPECT_EQ(runs.count(), 0u);
+    expect_counters(worker.counters(), {.worker_lost = 1, .dead_lettered_lost = 1});
+}
+
+TEST_P(WorkerBehaviour, ABudgetOfZeroIsRefused) {
+    const QueueConfig q = declare();
+    WorkerOptions options = options_for(q);
+    options.max_lost_runs = 0;
+    try {
+        Worker worker(under_->backend(), std::move(options));
+        ADD_FAILURE() << "a worker with max_lost_runs 0 was made";
+    } catch (const queuey::Error &error) {
+        EXPECT_EQ(error.status(), QY_ERR_INVALID_ARGUMENT);
+        EXPECT_EQ(error.field(), "max_lost_runs");
+    }
 }
 
 // ---- 2. retry policy precedence (behaviour.md section 5) -------------------------------
@@ -639,16 +746,16 @@ TEST_P(WorkerBehaviour, RegisteredPolicyBeatsQueueConfigAndDefault) {
 }
 
 TEST_P(WorkerBehaviour, QueueConfigPolicyBeatsTheWorkerDefault) {
-    expect_effective_max_attempts({std::nullopt, std::nullopt, std::nullopt, std::nullopt, 4, 7}, 4);
+    expect_effective_max_attempts({std::nullopt, std::nullopt, std::nullopt, std::nullopt, 4, 7},
+                                  4);
 }
 
 TEST_P(WorkerBehaviour, WorkerDefaultAppliesWhenNothingElseDoes) {
-    expect_effective_max_attempts({std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, 7}, 7);
+    expect_effective_max_attempts(
+        {std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, 7}, 7);
 }
 
-TEST_P(WorkerBehaviour, WithoutAnyPolicyAJobHasOneAttempt) {
-    expect_effective_max_attempts({}, 1);
-}
+TEST_P(WorkerBehaviour, WithoutAnyPolicyAJobHasOneAttempt) { expect_effective_max_attempts({}, 1); }
 
 // ---- 3. job timeout ------------------------------------------------------------------
 
@@ -682,7 +789,8 @@ TEST_P(WorkerBehaviour, JobPastItsTimeoutIsSettledAsARetryableErrorAndItsLaterRe
     thread.stop();
 
     ASSERT_EQ(dead.size(), 1u);
-    EXPECT_EQ(dead[0].reason, "max attempts (1) exhausted after attempt 1: job timed out after 200ms");
+    EXPECT_EQ(dead[0].reason,
+              "max attempts (1) exhausted after attempt 1: job timed out after 200ms");
     EXPECT_EQ(dead[0].envelope.job_id, env.job_id);
     EXPECT_TRUE(saw_cancelled.load()) << "Job::cancelled() tells the handler";
     EXPECT_GE(cancelled_after_ms.load(), 200);
@@ -715,7 +823,8 @@ TEST_P(WorkerBehaviour, TimedOutJobIsRetriedWhenAttemptsRemain) {
     const auto seen = runs.of(env.job_id);
     ASSERT_EQ(seen.size(), 2u);
     EXPECT_EQ(seen[1].attempt, 2u);
-    EXPECT_TRUE(under_->dead_letters(q.name).empty()) << "the fatal result after the timeout was ignored";
+    EXPECT_TRUE(under_->dead_letters(q.name).empty())
+        << "the fatal result after the timeout was ignored";
     expect_counters(worker.counters(), {.succeeded = 1, .retried = 1, .timed_out = 1});
 }
 
@@ -733,7 +842,8 @@ TEST_P(WorkerBehaviour, TimeoutOfOneAndAHalfSecondsReadsAsOnePointFiveS) {
     const auto dead = wait_dead_letters(q.name, 1);
     thread.stop();
     ASSERT_EQ(dead.size(), 1u);
-    EXPECT_EQ(dead[0].reason, "max attempts (1) exhausted after attempt 1: job timed out after 1.5s");
+    EXPECT_EQ(dead[0].reason,
+              "max attempts (1) exhausted after attempt 1: job timed out after 1.5s");
 }
 
 // ---- 4. shutdown ------------------------------------------------------------------------
@@ -770,7 +880,8 @@ protected:
         for (int i = 0; i < 20; ++i) seen.jobs.push_back(enqueue(seen.queue.name));
         WorkerThread &thread = start(worker);
 
-        EXPECT_TRUE(wait_until([&] { return started.load() >= 6; })) << "the second wave never started";
+        EXPECT_TRUE(wait_until([&] { return started.load() >= 6; }))
+            << "the second wave never started";
         std::thread([&] {
             seen.running_at_shutdown = running.load();
             worker.shutdown();
@@ -785,12 +896,17 @@ protected:
         // RabbitMQ: the unstarted deliveries go back when the consumer's channel closes,
         // which may take a moment after run() returned.
         const std::size_t expected_remaining = 20 - seen.counters.succeeded;
-        wait_until([&] { return (seen.remaining = under_->ready_count(seen.queue.name)) == expected_remaining; },
-                   5s, 20ms);
+        wait_until(
+            [&] {
+                return (seen.remaining = under_->ready_count(seen.queue.name)) ==
+                       expected_remaining;
+            },
+            5s, 20ms);
         return seen;
     }
 
-    void expect_next_worker_runs_the_rest(const ShutdownMidway &seen, std::shared_ptr<queuey::Backend> backend);
+    void expect_next_worker_runs_the_rest(const ShutdownMidway &seen,
+                                          std::shared_ptr<queuey::Backend> backend);
 };
 
 // behaviour.md section 6: a shutdown runs what was already received. With the prefetch
@@ -807,7 +923,8 @@ TEST_P(WorkerShutdown, ShutdownWhileJobsRunWaitsForThemAndLosesNothing) {
     EXPECT_EQ(seen.counters.in_flight, 0u);
     EXPECT_EQ(seen.counters.settle_failures, 0u);
     EXPECT_EQ(seen.counters.succeeded + seen.remaining, 20u)
-        << "acked " << seen.counters.succeeded << " + still queued " << seen.remaining << ": nothing lost";
+        << "acked " << seen.counters.succeeded << " + still queued " << seen.remaining
+        << ": nothing lost";
     if (const auto in_flight = under_->in_flight_count(seen.queue.name)) {
         EXPECT_EQ(*in_flight, 0u);
     }
@@ -846,7 +963,8 @@ void WorkerShutdown::expect_next_worker_runs_the_rest(const ShutdownMidway &seen
                                                       std::shared_ptr<queuey::Backend> backend) {
     Worker &next = make_worker(options_for(seen.queue), std::move(backend));
     Runs runs;
-    next.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    next.register_handler(job_type,
+                          recording(runs, [](const Job &) { return JobOutcome::success(); }));
     WorkerThread &thread = start(next);
     wait_until([&] {
         const auto c = next.counters();
@@ -866,7 +984,8 @@ TEST_P(WorkerBehaviour, ShutdownBeforeRunMakesRunReturnAtOnce) {
     const QueueConfig q = declare();
     Worker &worker = make_worker(options_for(q));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
     enqueue(q.name);
     worker.shutdown();
     const auto before = Clock::now();
@@ -907,7 +1026,8 @@ TEST_P(WorkerBehaviour, ShutdownFromInsideAHandlerStopsTheWorker) {
     }
     expect_counters(worker.counters(), {.succeeded = ran});
     std::size_t remaining = 0;
-    EXPECT_TRUE(wait_until([&] { return (remaining = under_->ready_count(q.name)) == 5 - ran; }, 5s))
+    EXPECT_TRUE(
+        wait_until([&] { return (remaining = under_->ready_count(q.name)) == 5 - ran; }, 5s))
         << remaining << " jobs left in the queue after " << ran << " ran";
 }
 
@@ -934,7 +1054,8 @@ TEST_P(WorkerBehaviour, ShutdownTwiceFromTwoThreadsIsFine) {
     const auto counters = worker.counters();
     EXPECT_EQ(counters.succeeded, static_cast<std::uint64_t>(started.load()));
     std::size_t remaining = 0;
-    EXPECT_TRUE(wait_until([&] { return (remaining = under_->ready_count(q.name)) == 6 - counters.succeeded; }, 5s))
+    EXPECT_TRUE(wait_until(
+        [&] { return (remaining = under_->ready_count(q.name)) == 6 - counters.succeeded; }, 5s))
         << "acked " << counters.succeeded << ", left " << remaining;
 }
 
@@ -980,10 +1101,12 @@ TEST_P(WorkerBehaviour, FailedDeadLetterSettleIsCountedAndNotRetriedInALoop) {
     // queue, say) would then turn into a hot redelivery loop".
     const QueueConfig q = declare();
     if (!under_->remove_dead_letter_queue(q.name))
-        GTEST_SKIP() << "the memory backend cannot remove a queue; see FailedRetrySettle... for both";
+        GTEST_SKIP()
+            << "the memory backend cannot remove a queue; see FailedRetrySettle... for both";
     Worker &worker = make_worker(options_for(q));
     Runs runs;
-    worker.register_handler(job_type, recording(runs, [](const Job &) { return JobOutcome::fatal("bad"); }));
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::fatal("bad"); }));
     enqueue(q.name);
     WorkerThread &thread = start(worker);
     ASSERT_TRUE(wait_until([&] { return worker.counters().settle_failures >= 1; }));
@@ -992,7 +1115,8 @@ TEST_P(WorkerBehaviour, FailedDeadLetterSettleIsCountedAndNotRetriedInALoop) {
     const auto runs_while_running = runs.count();
     thread.stop();
 
-    EXPECT_EQ(runs_while_running, 1u) << "the job was run again after its dead-letter publish failed";
+    EXPECT_EQ(runs_while_running, 1u)
+        << "the job was run again after its dead-letter publish failed";
     EXPECT_EQ(counters.settle_failures, 1u);
     std::size_t remaining = 0;
     EXPECT_TRUE(wait_until([&] { return (remaining = under_->ready_count(q.name)) == 1; }, 5s))
@@ -1063,9 +1187,11 @@ TEST_P(WorkerBehaviour, RegisteringAJobTypeTwiceThrowsInvalidArgument) {
     const QueueConfig q = declare();
     Worker &worker = make_worker(options_for(q));
     Runs first, second;
-    worker.register_handler(job_type, recording(first, [](const Job &) { return JobOutcome::success(); }));
+    worker.register_handler(job_type,
+                            recording(first, [](const Job &) { return JobOutcome::success(); }));
     try {
-        worker.register_handler(job_type, recording(second, [](const Job &) { return JobOutcome::success(); }));
+        worker.register_handler(
+            job_type, recording(second, [](const Job &) { return JobOutcome::success(); }));
         ADD_FAILURE() << "a second handler for one job type was accepted";
     } catch (const queuey::Error &error) {
         EXPECT_EQ(error.status(), QY_ERR_INVALID_ARGUMENT);
@@ -1090,8 +1216,8 @@ TEST_P(WorkerBehaviour, NeverMoreJobsRunThanTheConcurrency) {
     std::atomic<int> running{0}, most_running{0};
     worker.register_handler(job_type, [&](const Job &) {
         const int now = ++running;
-        for (int seen = most_running.load(); now > seen && !most_running.compare_exchange_weak(seen, now);) {
-        }
+        for (int seen = most_running.load();
+             now > seen && !most_running.compare_exchange_weak(seen, now);) {}
         std::this_thread::sleep_for(150ms);
         --running;
         return JobOutcome::success();
@@ -1112,7 +1238,8 @@ TEST_P(WorkerBehaviour, NeverMoreJobsRunThanTheConcurrency) {
     thread.stop();
 
     ASSERT_TRUE(all_done);
-    EXPECT_EQ(most_running.load(), 3) << "at most 3 at once, and 3 are reached with 10 jobs waiting";
+    EXPECT_EQ(most_running.load(), 3)
+        << "at most 3 at once, and 3 are reached with 10 jobs waiting";
     EXPECT_LE(most_in_flight.load(), 3u);
     EXPECT_GE(most_in_flight.load(), 1u);
     EXPECT_EQ(worker.counters().in_flight, 0u);
@@ -1125,8 +1252,8 @@ TEST_P(WorkerBehaviour, DefaultConcurrencyIsTheSumOfThePrefetch) {
     std::atomic<int> running{0}, most_running{0};
     worker.register_handler(job_type, [&](const Job &) {
         const int now = ++running;
-        for (int seen = most_running.load(); now > seen && !most_running.compare_exchange_weak(seen, now);) {
-        }
+        for (int seen = most_running.load();
+             now > seen && !most_running.compare_exchange_weak(seen, now);) {}
         std::this_thread::sleep_for(200ms);
         --running;
         return JobOutcome::success();
@@ -1141,12 +1268,16 @@ TEST_P(WorkerBehaviour, DefaultConcurrencyIsTheSumOfThePrefetch) {
     EXPECT_EQ(most_running.load(), 5) << "prefetch 2 + 3";
 }
 
-std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info) { return name_of(info.param); }
+std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info) {
+    return name_of(info.param);
+}
 
 INSTANTIATE_TEST_SUITE_P(Backends, WorkerBehaviour,
-                         ::testing::Values(BackendKind::memory, BackendKind::rabbitmq), backend_name);
+                         ::testing::Values(BackendKind::memory, BackendKind::rabbitmq),
+                         backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, WorkerShutdown,
-                         ::testing::Values(BackendKind::memory, BackendKind::rabbitmq), backend_name);
+                         ::testing::Values(BackendKind::memory, BackendKind::rabbitmq),
+                         backend_name);
 
 }  // namespace
 }  // namespace queuey_wt

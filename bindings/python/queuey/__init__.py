@@ -16,7 +16,7 @@ from .outcomes import Defer, Fatal, JobOutcome, Retry
 from .producer import BatchResult, Producer
 from .worker import Counter, Worker
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def library_version() -> str:

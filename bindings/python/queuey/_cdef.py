@@ -134,6 +134,7 @@ void qy_retry_policy_free(qy_retry_policy *policy);
 qy_status qy_retry_policy_set_fixed(qy_retry_policy *policy, uint64_t delay_ms, qy_error **err);
 qy_status qy_retry_policy_set_exponential(qy_retry_policy *policy, uint64_t base_ms, double factor, uint64_t max_ms, int jitter, qy_error **err);
 qy_status qy_queue_config_set_retry_policy(qy_queue_config *config, const qy_retry_policy *policy, qy_error **err);
+qy_status qy_queue_config_set_max_lost_runs(qy_queue_config *config, uint32_t max_lost_runs, qy_error **err);
 typedef struct qy_worker qy_worker;
 typedef struct qy_job qy_job;
 typedef enum qy_job_result {
@@ -157,11 +158,13 @@ typedef enum qy_counter {
     QY_COUNTER_WORKER_LOST = 8,
     QY_COUNTER_SETTLE_FAILURES = 9,
     QY_COUNTER_IN_FLIGHT = 10,
+    QY_COUNTER_DEAD_LETTERED_LOST = 11,
 } qy_counter;
 qy_status qy_worker_new(qy_client *client, const char *const *queues, size_t queue_count, qy_worker **out, qy_error **err);
 void qy_worker_free(qy_worker *worker);
 qy_status qy_worker_set_concurrency(qy_worker *worker, uint32_t concurrency, qy_error **err);
 qy_status qy_worker_set_job_timeout_ms(qy_worker *worker, uint32_t timeout_ms, qy_error **err);
+qy_status qy_worker_set_max_lost_runs(qy_worker *worker, uint32_t max_lost_runs, qy_error **err);
 qy_status qy_worker_set_default_retry(qy_worker *worker, const qy_retry_policy *policy, qy_error **err);
 qy_status qy_worker_set_job_type_retry(qy_worker *worker, const char *job_type, const qy_retry_policy *policy, qy_error **err);
 qy_status qy_worker_set_queue_retry(qy_worker *worker, const char *queue, const qy_retry_policy *policy, qy_error **err);
@@ -169,6 +172,7 @@ qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_letter_fn ho
 qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_handler_fn handler, void *user_data, qy_destroy_fn destroy, const qy_retry_policy *policy, qy_error **err);
 qy_status qy_worker_run(qy_worker *worker, qy_error **err);
 void qy_worker_shutdown(qy_worker *worker);
+qy_status qy_worker_shutdown_on_signals(qy_worker *worker, qy_error **err);
 uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter);
 const qy_envelope *qy_job_envelope(const qy_job *job);
 int qy_job_cancelled(const qy_job *job);

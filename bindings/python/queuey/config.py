@@ -65,7 +65,8 @@ def with_policy(policy: RetryPolicy | None) -> Any:
 @dataclasses.dataclass(frozen=True)
 class QueueConfig:
     """A logical queue: on RabbitMQ the queue, NAME.dead and its hold queues.
-    Durations in seconds; message_ttl None means none."""
+    Durations in seconds; message_ttl None means none; max_lost_runs None: the worker's
+    lost-run budget."""
 
     name: str
     durable: bool = True
@@ -74,6 +75,7 @@ class QueueConfig:
     prefetch: int = 16
     delay_granularity: _convert.Duration = 1.0
     retry: RetryPolicy | None = None
+    max_lost_runs: int | None = None
 
     @contextlib.contextmanager
     def _c(self) -> Iterator[Any]:
@@ -93,6 +95,9 @@ class QueueConfig:
                  _convert.milliseconds(self.delay_granularity, "delay_granularity", 2**32 - 1))
             with with_policy(self.retry) as policy:
                 call(lib.qy_queue_config_set_retry_policy, config, policy)
+            if self.max_lost_runs is not None:
+                call(lib.qy_queue_config_set_max_lost_runs, config,
+                     _convert.unsigned(self.max_lost_runs, "max_lost_runs", 32, 1))
             yield config
         finally:
             ffi.release(config)

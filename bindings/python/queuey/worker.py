@@ -45,6 +45,7 @@ class Counter(enum.IntEnum):
     WORKER_LOST = 8
     SETTLE_FAILURES = 9
     IN_FLIGHT = 10
+    DEAD_LETTERED_LOST = 11
 
 
 def _message(text: str) -> bytes:
@@ -131,13 +132,15 @@ def _stop_running_workers() -> None:
 class Worker(Handle):
     """Runs jobs of `queues` (each declared on client first) with the handlers
     registered by @worker.handler(job_type). concurrency 0: the queues' prefetch;
-    job_timeout (seconds) None: no limit; retry: the default policy (1 attempt)."""
+    job_timeout (seconds) None: no limit; retry: the default policy (1 attempt);
+    max_lost_runs: how often a job may be lost mid-run before it is dead-lettered, for
+    queues that set none (default 3)."""
 
     _what = "worker"
 
     def __init__(self, client: Client, queues: str | Iterable[str], *, concurrency: int = 0,
                  job_timeout: _convert.Duration | None = None,
-                 retry: RetryPolicy | None = None) -> None:
+                 retry: RetryPolicy | None = None, max_lost_runs: int = 3) -> None:
         if not isinstance(client, Client):
             raise TypeError(f"client must be a Client, not {type(client).__name__}")
         names = [queues] if isinstance(queues, str) else list(queues)
@@ -154,6 +157,8 @@ class Worker(Handle):
         if job_timeout is not None:
             call(lib.qy_worker_set_job_timeout_ms, self._p,
                  _convert.milliseconds(job_timeout, "job_timeout", 2**32 - 1))
+        call(lib.qy_worker_set_max_lost_runs, self._p,
+             _convert.unsigned(max_lost_runs, "max_lost_runs", 32, 1))
         if retry is not None:
             self.set_retry(retry)
 

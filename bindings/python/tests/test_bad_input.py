@@ -60,6 +60,8 @@ def test_wrong_types_raise_type_error():
     (queuey.QueueConfig(""), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", max_priority=256), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", prefetch=0), queuey.InvalidArgumentError),
+    (queuey.QueueConfig("q", max_lost_runs=0), queuey.InvalidArgumentError),
+    (queuey.QueueConfig("q", max_lost_runs=2**32), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", message_ttl="1s"), TypeError),
     (queuey.QueueConfig("q", retry=queuey.RetryPolicy(0)), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", retry=queuey.RetryPolicy.exponential(3, 1, factor="2")), TypeError),
@@ -67,6 +69,12 @@ def test_wrong_types_raise_type_error():
 def test_bad_queue_configs_raise(memory, config, exc):
     with pytest.raises(exc):
         memory.declare(config)
+
+
+def test_a_lost_run_budget_of_zero_raises(memory):
+    memory.declare("q")
+    with pytest.raises(queuey.InvalidArgumentError, match="max_lost_runs"):
+        queuey.Worker(memory, "q", max_lost_runs=0)
 
 
 def test_bad_enqueues_raise(memory):

@@ -36,9 +36,9 @@ def test_wheel_metadata_names_the_runtime_dependency(tmp_path):
         sys.path.pop(0)
     name = wheel_backend.build_wheel(str(tmp_path))
     with zipfile.ZipFile(tmp_path / name) as wheel:
-        metadata = wheel.read("queuey-0.1.0.dist-info/METADATA").decode()
-        record = wheel.read("queuey-0.1.0.dist-info/RECORD").decode()
-    assert name == "queuey-0.1.0-py3-none-any.whl"
+        metadata = wheel.read("queuey-0.2.0.dist-info/METADATA").decode()
+        record = wheel.read("queuey-0.2.0.dist-info/RECORD").decode()
+    assert name == "queuey-0.2.0-py3-none-any.whl"
     assert "Requires-Dist: cffi>=1.15" in metadata
     assert "queuey/worker.py,sha256=" in record
 

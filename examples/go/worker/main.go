@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"queuey.invalid/queuey"
@@ -32,7 +33,7 @@ func main() {
 	if len(os.Args) > 2 {
 		count, _ = strconv.Atoi(os.Args[2])
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, url, int64(count)); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
