@@ -188,7 +188,7 @@ qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err) {
 qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, qy_error **err) {
     return guarded(err, [&] {
         auto &outcome = require(job, "job").outcome;
-        outcome.defer_delay = delay_of(delay_ms);
+        outcome.defer_delay = delay_of(delay_ms, "delay_ms");
         outcome.message = require_text(reason, "reason");
     });
 }

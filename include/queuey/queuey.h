@@ -601,8 +601,9 @@ QY_API qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *e
 
 /**
  * Publishes env so that it arrives in its queue after delay_ms (rounded up to the
- * queue's granularity; at most 2147483647 ms, longer is refused), at priority 0. The
- * queue must have been declared by this client.
+ * queue's granularity), at priority 0. The queue must have been declared by this client.
+ * A delay above 2147483647 ms, also after the rounding, fails with
+ * QY_ERR_INVALID_ARGUMENT, field "delay".
  * @since 0.1.0
  */
 QY_API qy_status qy_producer_enqueue_after(qy_producer *producer, const qy_envelope *env,
@@ -671,6 +672,8 @@ QY_API qy_status qy_delivery_ack(qy_delivery *delivery, qy_error **err);
  * Publishes next (usually qy_envelope_next_attempt() of the delivered envelope) to
  * arrive after delay_ms, waits for the broker's confirm, and only then acknowledges.
  * If the publish fails, nothing is acknowledged: the job is redelivered, never lost.
+ * A delay above 2147483647 ms fails with QY_ERR_INVALID_ARGUMENT, field "delay", before
+ * anything is published.
  * @since 0.1.0
  */
 QY_API qy_status qy_delivery_retry(qy_delivery *delivery, const qy_envelope *next,
@@ -716,14 +719,20 @@ QY_API qy_status qy_retry_policy_new(uint32_t max_attempts, qy_retry_policy **ou
 /** Frees a policy. NULL is a no-op. @since 0.1.0 */
 QY_API void qy_retry_policy_free(qy_retry_policy *policy);
 
-/** Waits delay_ms before each retry. @since 0.1.0 */
+/**
+ * Waits delay_ms before each retry. A delay_ms above 2147483647 (the longest wait of a
+ * hold queue, about 24.8 days) fails with QY_ERR_INVALID_ARGUMENT, field "delay_ms".
+ * @since 0.1.0
+ */
 QY_API qy_status qy_retry_policy_set_fixed(qy_retry_policy *policy, uint64_t delay_ms,
                                            qy_error **err);
 
 /**
  * Waits min(max_ms, base_ms * factor^(n-1)) after failed attempt n, uniformly jittered
  * in [0, that] when jitter is non-zero (full jitter). A non-finite or non-positive
- * factor counts as 1.0. Base 1000, factor 2, no jitter: 1, 2, 4, 8 s.
+ * factor counts as 1.0. Base 1000, factor 2, no jitter: 1, 2, 4, 8 s. A base_ms or
+ * max_ms above 2147483647 (the longest wait of a hold queue, about 24.8 days) fails with
+ * QY_ERR_INVALID_ARGUMENT, field "base_ms" or "max_ms".
  * @since 0.1.0
  */
 QY_API qy_status qy_retry_policy_set_exponential(qy_retry_policy *policy, uint64_t base_ms,
@@ -889,7 +898,12 @@ QY_API int qy_job_cancelled(const qy_job *job);
     dead-letter reason and the logs show. @since 0.1.0 */
 QY_API qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err);
 
-/** The delay (at most 2147483647 ms) and reason of a QY_JOB_DEFER. @since 0.1.0 */
+/**
+ * The delay and reason of a QY_JOB_DEFER. A delay_ms above 2147483647 (the longest wait
+ * of a hold queue, about 24.8 days) fails with QY_ERR_INVALID_ARGUMENT, field
+ * "delay_ms", and sets nothing: the handler can still return another result.
+ * @since 0.1.0
+ */
 QY_API qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason,
                                   qy_error **err);
 
