@@ -55,7 +55,8 @@ typedef enum qy_status {
     QY_OK = 0,
     /** A caller error: a NULL handle or out pointer, or a value the call does not take. */
     QY_ERR_INVALID_ARGUMENT = -1,
-    /** Memory could not be allocated. */
+    /** Memory, or another resource of the system such as a thread, could not be
+        allocated. */
     QY_ERR_NO_MEMORY = -2,
     /** A fault inside queuey that should never happen; please report it. */
     QY_ERR_INTERNAL = -3,
@@ -868,7 +869,11 @@ QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_
 /**
  * Runs the worker on the calling thread and its own, until qy_worker_shutdown(). Returns
  * QY_OK after a shutdown, once every job it started is settled; an error when it cannot
- * consume (a queue not declared, the connection closed or given up).
+ * consume (a queue not declared, the connection closed or given up). When the system
+ * refuses its threads (one per job it runs at once, see qy_worker_set_concurrency(), and
+ * one for the job timeout), it fails with QY_ERR_NO_MEMORY and a message that says how
+ * many of how many started, after those threads have run what they received and stopped;
+ * the jobs no thread took go back to their queues.
  * @since 0.1.0
  */
 QY_API qy_status qy_worker_run(qy_worker *worker, qy_error **err);
