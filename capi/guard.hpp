@@ -36,7 +36,9 @@ inline std::chrono::nanoseconds delay_of(uint64_t delay_ms, const char *paramete
     return std::chrono::milliseconds(static_cast<int64_t>(delay_ms));
 }
 
-// The user_data of a callback, handed to destroy (when given) once nobody uses it.
+// The user_data of a callback, handed to destroy (when given) once nobody uses it. Call
+// it first inside guarded(): whatever fails after it, out of memory here included (the
+// shared_ptr then calls destroy itself), destroys user_data once and becomes a status.
 inline std::shared_ptr<void> own_user_data(void *user_data, void (*destroy)(void *)) {
     return std::shared_ptr<void>(user_data, [destroy](void *data) {
         if (destroy != nullptr && data != nullptr) destroy(data);

@@ -22,6 +22,12 @@
  * - Threads. Any function may be called from any thread. One handle must not be used
  *   from two threads at the same time; distinct handles are independent.
  * - Strings passed in are NUL-terminated UTF-8 unless a length is given with them.
+ * - Callbacks. A function that registers a callback also takes its `void *user_data` and
+ *   a qy_destroy_fn `destroy` (may be NULL). destroy(user_data) is called exactly once
+ *   (never for a NULL user_data): when the call succeeded, once queuey no longer needs
+ *   user_data (each function says when); when the call failed, before it returns. So a
+ *   caller hands user_data over with the call and never frees it itself, whatever the
+ *   status. Each callback's documentation says on which thread it runs.
  */
 #ifndef QUEUEY_QUEUEY_H
 #define QUEUEY_QUEUEY_H
@@ -427,8 +433,11 @@ typedef void (*qy_destroy_fn)(void *user_data);
  * Routes queuey's log lines (reconnects, settle failures, blocked publishing, ...) to
  * fn; without it queuey is silent. fn runs on queuey's own threads (the connection's I/O
  * thread, worker threads), possibly on several at once, and must not call back into the
- * client. destroy (may be NULL) is called with user_data once the options and every
- * client made from them are freed. A NULL fn removes the callback.
+ * client. destroy (may be NULL) is called with user_data once nothing uses fn any more:
+ * the options and the clients made from them are freed (and the workers, producers and
+ * consumers made from those clients), or another call replaced fn. A NULL fn removes
+ * the callback (and user_data is destroyed before the call returns). On failure destroy
+ * is called before this function returns (see Callbacks at the top).
  * @since 0.1.0
  */
 QY_API qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn, void *user_data,
@@ -848,7 +857,8 @@ QY_API qy_status qy_worker_set_queue_retry(qy_worker *worker, const char *queue,
 /**
  * A hook called before each dead-lettering (at least once per dead letter; it cannot stop
  * it), on the thread that settles the job. destroy (may be NULL) frees user_data when
- * the worker is freed.
+ * the worker is freed or another call replaces the hook; on failure, before this
+ * function returns (see Callbacks at the top).
  * @since 0.1.0
  */
 QY_API qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_letter_fn hook,
@@ -859,7 +869,8 @@ QY_API qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_lette
  * Registers the handler of job_type, with an optional policy (NULL: none) of its own.
  * A second handler for the same job type fails with QY_ERR_INVALID_ARGUMENT. handler
  * runs on the worker's threads. destroy (may be NULL) frees user_data when the worker
- * is freed, also when registration fails.
+ * is freed; on failure (a second handler included), before this function returns (see
+ * Callbacks at the top).
  * @since 0.1.0
  */
 QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_handler_fn handler,
