@@ -460,7 +460,9 @@ typedef struct qy_client qy_client;
  * url "memory://" gives an in-process backend instead: the same producers, consumers
  * and workers without a broker, for tests of handlers and for running without
  * RabbitMQ. Each such client has queues of its own; delays are exact (a zero delay is
- * immediate); what happened to every job can be inspected (qy_client_memory_*).
+ * immediate); what happened to every job can be inspected (qy_client_memory_*): it
+ * counts every settle, and keeps the newest 10000 settled envelopes of each kind (acked,
+ * retried, deferred, dead-lettered, expired), so that it does not grow for ever.
  *
  * On success *out is the caller's, freed with qy_client_free().
  * @since 0.1.0
@@ -507,7 +509,8 @@ QY_API qy_status qy_client_memory_count(qy_client *client, const char *queue, qy
                                         uint64_t *out, qy_error **err);
 
 /**
- * The index-th job dead-lettered on a memory:// client (0 is the first), with its reason:
+ * The index-th job dead-lettered on a memory:// client among the newest 10000 kept (0 is
+ * the oldest of those), with its reason:
  * *env is the caller's (qy_envelope_free()), *reason too (qy_string_free()). An index
  * past the end fails with QY_ERR_INVALID_ARGUMENT.
  * @since 0.1.0
