@@ -90,8 +90,9 @@ qy_status qy_client_options_set_reconnect(qy_client_options *opts, int64_t max_a
 
 qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn, void *user_data,
                                     qy_destroy_fn destroy, qy_error **err) {
-    auto owned = queuey::capi::own_user_data(user_data, destroy);
     return guarded(err, [&] {
+        // First, so that whatever fails below destroys user_data once (guard.hpp).
+        auto owned = queuey::capi::own_user_data(user_data, destroy);
         auto &logger = require(opts, "opts").rabbit.connection.logger;
         if (fn == nullptr) {
             logger.sink = nullptr;

@@ -47,14 +47,16 @@ qy_status qy_delivery_ack(qy_delivery *delivery, qy_error **err) {
 qy_status qy_delivery_retry(qy_delivery *delivery, const qy_envelope *next, uint64_t delay_ms,
                             qy_error **err) {
     return guarded(err, [&] {
-        require(delivery, "delivery").delivery->retry(require(next, "next").value, delay_of(delay_ms));
+        require(delivery, "delivery")
+            .delivery->retry(require(next, "next").value, delay_of(delay_ms, "delay"));
     });
 }
 
 qy_status qy_delivery_defer(qy_delivery *delivery, const qy_envelope *next, uint64_t delay_ms,
                             qy_error **err) {
     return guarded(err, [&] {
-        require(delivery, "delivery").delivery->defer(require(next, "next").value, delay_of(delay_ms));
+        require(delivery, "delivery")
+            .delivery->defer(require(next, "next").value, delay_of(delay_ms, "delay"));
     });
 }
 

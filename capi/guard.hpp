@@ -5,6 +5,7 @@
 #include "handles.hpp"
 
 #include "../src/error.hpp"
+#include "../src/topology.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -28,14 +29,16 @@ inline std::string_view require_text(const char *text, const char *parameter) {
     return &require(text, parameter);
 }
 
-// A delay given in milliseconds; values past the longest hold are refused later, by
-// the topology, with the limit in the message.
-inline std::chrono::nanoseconds delay_of(uint64_t delay_ms) {
-    constexpr uint64_t max_ms = INT64_MAX / 1000000;
-    return std::chrono::milliseconds(static_cast<int64_t>(delay_ms > max_ms ? max_ms : delay_ms));
+// A delay given in milliseconds, refused here, naming the parameter, when no hold can
+// express it (the topology's check_delay_ms).
+inline std::chrono::nanoseconds delay_of(uint64_t delay_ms, const char *parameter) {
+    check_delay_ms(delay_ms, parameter);
+    return std::chrono::milliseconds(static_cast<int64_t>(delay_ms));
 }
 
-// The user_data of a callback, handed to destroy (when given) once nobody uses it.
+// The user_data of a callback, handed to destroy (when given) once nobody uses it. Call
+// it first inside guarded(): whatever fails after it, out of memory here included (the
+// shared_ptr then calls destroy itself), destroys user_data once and becomes a status.
 inline std::shared_ptr<void> own_user_data(void *user_data, void (*destroy)(void *)) {
     return std::shared_ptr<void>(user_data, [destroy](void *data) {
         if (destroy != nullptr && data != nullptr) destroy(data);

@@ -15,6 +15,18 @@ queuey::MemoryBackend &memory_of(qy_client *client) {
     return *target.memory;
 }
 
+using Totals = queuey::MemorySnapshot::Totals;
+
+// From the exact totals, not the histories: those keep only the newest entries.
+template <typename Matches>
+uint64_t history_total(const queuey::MemorySnapshot &snapshot, const Matches &matches,
+                       uint64_t Totals::*kind) {
+    uint64_t total = 0;
+    for (const auto &[name, totals] : snapshot.totals)
+        if (matches(name)) total += totals.*kind;
+    return total;
+}
+
 uint64_t count(const queuey::MemorySnapshot &snapshot, const char *queue, qy_memory_count what) {
     const auto matches = [queue](const std::string &name) { return queue == nullptr || name == queue; };
     // Without a queue named, jobs count in the declared queues, not in their dead letters.
@@ -31,18 +43,11 @@ uint64_t count(const queuey::MemorySnapshot &snapshot, const char *queue, qy_mem
         case QY_MEMORY_HELD:
             for (const auto &held : snapshot.held) total += matches(held.queue);
             return total;
-        case QY_MEMORY_ACKED:
-            for (const auto &envelope : snapshot.acked) total += matches(envelope.queue);
-            return total;
-        case QY_MEMORY_RETRIED:
-            for (const auto &retry : snapshot.retried) total += matches(retry.queue);
-            return total;
-        case QY_MEMORY_DEFERRED:
-            for (const auto &deferral : snapshot.deferred) total += matches(deferral.queue);
-            return total;
+        case QY_MEMORY_ACKED: return history_total(snapshot, matches, &Totals::acked);
+        case QY_MEMORY_RETRIED: return history_total(snapshot, matches, &Totals::retried);
+        case QY_MEMORY_DEFERRED: return history_total(snapshot, matches, &Totals::deferred);
         case QY_MEMORY_DEAD_LETTERED:
-            for (const auto &dead : snapshot.dead_lettered) total += matches(dead.queue);
-            return total;
+            return history_total(snapshot, matches, &Totals::dead_lettered);
     }
     throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "what", "not a qy_memory_count value");
 }

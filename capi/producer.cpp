@@ -22,16 +22,17 @@ qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *env, qy_
 qy_status qy_producer_enqueue_after(qy_producer *producer, const qy_envelope *env, uint64_t delay_ms,
                                     qy_error **err) {
     return guarded(err, [&] {
-        require(producer, "producer").producer.enqueue_after(require(env, "env").value,
-                                                             queuey::capi::delay_of(delay_ms));
+        require(producer, "producer")
+            .producer.enqueue_after(require(env, "env").value,
+                                    queuey::capi::delay_of(delay_ms, "delay"));
     });
 }
 
 qy_status qy_producer_defer(qy_producer *producer, const qy_envelope *env, uint64_t delay_ms,
                             qy_error **err) {
     return guarded(err, [&] {
-        require(producer, "producer").producer.defer(require(env, "env").value,
-                                                     queuey::capi::delay_of(delay_ms));
+        require(producer, "producer")
+            .producer.defer(require(env, "env").value, queuey::capi::delay_of(delay_ms, "delay"));
     });
 }
 

@@ -22,7 +22,7 @@ qy_status qy_retry_policy_set_fixed(qy_retry_policy *policy, uint64_t delay_ms, 
     return guarded(err, [&] {
         auto &value = require(policy, "policy").value;
         value.backoff = queuey::RetryPolicy::Backoff::fixed;
-        value.fixed_delay = delay_of(delay_ms);
+        value.fixed_delay = delay_of(delay_ms, "delay_ms");
     });
 }
 
@@ -31,7 +31,8 @@ qy_status qy_retry_policy_set_exponential(qy_retry_policy *policy, uint64_t base
     return guarded(err, [&] {
         auto &value = require(policy, "policy").value;
         value.backoff = queuey::RetryPolicy::Backoff::exponential;
-        value.exponential = {delay_of(base_ms), factor, delay_of(max_ms), jitter != 0};
+        value.exponential = {delay_of(base_ms, "base_ms"), factor, delay_of(max_ms, "max_ms"),
+                             jitter != 0};
     });
 }
 

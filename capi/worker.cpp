@@ -111,8 +111,9 @@ qy_status qy_worker_set_queue_retry(qy_worker *worker, const char *queue,
 
 qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_letter_fn hook, void *user_data,
                                          qy_destroy_fn destroy, qy_error **err) {
-    auto owned = own_user_data(user_data, destroy);
     return guarded(err, [&] {
+        // First, so that whatever fails below destroys user_data once (guard.hpp).
+        auto owned = own_user_data(user_data, destroy);
         auto &target = configurable(worker).dead_letter_hook;
         if (hook == nullptr) {
             target = nullptr;
@@ -128,8 +129,9 @@ qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_letter_fn ho
 qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_handler_fn handler,
                              void *user_data, qy_destroy_fn destroy, const qy_retry_policy *policy,
                              qy_error **err) {
-    auto owned = own_user_data(user_data, destroy);  // freed on failure too
     return guarded(err, [&] {
+        // First, so that whatever fails below destroys user_data once (guard.hpp).
+        auto owned = own_user_data(user_data, destroy);
         configurable(worker);
         const std::string type(require_text(job_type, "job_type"));
         require(handler, "handler");
@@ -216,7 +218,7 @@ qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err) {
 qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, qy_error **err) {
     return guarded(err, [&] {
         auto &outcome = require(job, "job").outcome;
-        outcome.defer_delay = delay_of(delay_ms);
+        outcome.defer_delay = delay_of(delay_ms, "delay_ms");
         outcome.message = require_text(reason, "reason");
     });
 }

@@ -13,9 +13,9 @@ namespace {
 // The largest x-expires the hold tables write: RabbitMQ's limit for the argument.
 constexpr std::int64_t max_hold_expires_ms = 4294967295;
 
-[[noreturn]] void throw_bad_delay(const std::string &what) {
+[[noreturn]] void throw_bad_delay(const std::string &what, const std::string &field = "delay") {
     throw Error(
-        QY_ERR_INVALID_ARGUMENT, "delay",
+        QY_ERR_INVALID_ARGUMENT, field,
         what + "; the longest delay is " + std::to_string(max_delay_ms) + " ms (about 24.8 days)");
 }
 
@@ -58,6 +58,11 @@ std::string hold_queue_name(std::string_view queue, std::uint64_t ttl_ms) {
     return name;
 }
 
+void check_delay_ms(std::uint64_t delay_ms, const std::string &field) {
+    if (delay_ms > max_delay_ms)
+        throw_bad_delay("a delay of " + std::to_string(delay_ms) + " ms is too long", field);
+}
+
 std::uint64_t hold_ttl_ms(std::chrono::nanoseconds delay, std::chrono::milliseconds granularity) {
     if (delay.count() < 0)
         throw_bad_delay("a delay must not be negative (got " + std::to_string(delay.count()) +
@@ -65,7 +70,7 @@ std::uint64_t hold_ttl_ms(std::chrono::nanoseconds delay, std::chrono::milliseco
     // Whole milliseconds, rounded up; a non-negative int64 cannot overflow here.
     const auto ns = static_cast<std::uint64_t>(delay.count());
     const std::uint64_t ms = ns / 1'000'000 + (ns % 1'000'000 != 0 ? 1 : 0);
-    if (ms > max_delay_ms) throw_bad_delay("a delay of " + std::to_string(ms) + " ms is too long");
+    check_delay_ms(ms, "delay");
 
     const std::uint64_t step =
         granularity.count() <= 0 ? 1 : static_cast<std::uint64_t>(granularity.count());

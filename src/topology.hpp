@@ -72,6 +72,12 @@ void check_queue_name(std::string_view name);
 std::string dead_letter_queue_name(std::string_view queue);                 // q.dead
 std::string hold_queue_name(std::string_view queue, std::uint64_t ttl_ms);  // q.deferred.N
 
+// The one check of every delay that can be set (a retry policy's, a deferral's, a delayed
+// publish's): throws Error(QY_ERR_INVALID_ARGUMENT, field), naming the limit, when
+// delay_ms is longer than max_delay_ms. Refused where it is set, such a delay cannot
+// fail the settle of a job later.
+void check_delay_ms(std::uint64_t delay_ms, const std::string &field);
+
 // The TTL of the hold queue for a delay: rounded up to whole milliseconds, then up to a
 // multiple of the granularity, at least one step. Throws Error(QY_ERR_INVALID_ARGUMENT,
 // "delay") when the result exceeds max_delay_ms (never clamped: a hold may be late,

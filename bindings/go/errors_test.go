@@ -188,6 +188,10 @@ func TestBadClientInput(t *testing.T) {
 	expectError(t, "a nil handler", worker.Handle("u", nil), queuey.ErrInvalidArgument, "handler")
 	expectError(t, "a negative concurrency", worker.SetConcurrency(-1), queuey.ErrInvalidArgument, "concurrency")
 	expectError(t, "a lost-run budget of 0", worker.SetMaxLostRuns(0), queuey.ErrInvalidArgument, "max_lost_runs")
+	tooLong := queuey.RetryPolicy{MaxAttempts: 3, Backoff: queuey.FixedBackoff{Delay: 3_000_000 * time.Second}}
+	expectError(t, "a retry delay longer than a hold", worker.SetDefaultRetry(tooLong), queuey.ErrInvalidArgument, "2147483647")
+	tooLong.Backoff = queuey.ExponentialBackoff{Base: time.Second, Factor: 2, Max: 3_000_000 * time.Second}
+	expectError(t, "a backoff max longer than a hold", worker.SetDefaultRetry(tooLong), queuey.ErrInvalidArgument, "max_ms")
 	_, err = client.NewWorker()
 	expectError(t, "a worker without queues", err, queuey.ErrInvalidArgument, "queues")
 	undeclared, err := client.NewWorker("never-declared")

@@ -22,6 +22,12 @@
  * - Threads. Any function may be called from any thread. One handle must not be used
  *   from two threads at the same time; distinct handles are independent.
  * - Strings passed in are NUL-terminated UTF-8 unless a length is given with them.
+ * - Callbacks. A function that registers a callback also takes its `void *user_data` and
+ *   a qy_destroy_fn `destroy` (may be NULL). destroy(user_data) is called exactly once
+ *   (never for a NULL user_data): when the call succeeded, once queuey no longer needs
+ *   user_data (each function says when); when the call failed, before it returns. So a
+ *   caller hands user_data over with the call and never frees it itself, whatever the
+ *   status. Each callback's documentation says on which thread it runs.
  */
 #ifndef QUEUEY_QUEUEY_H
 #define QUEUEY_QUEUEY_H
@@ -55,7 +61,8 @@ typedef enum qy_status {
     QY_OK = 0,
     /** A caller error: a NULL handle or out pointer, or a value the call does not take. */
     QY_ERR_INVALID_ARGUMENT = -1,
-    /** Memory could not be allocated. */
+    /** Memory, or another resource of the system such as a thread, could not be
+        allocated. */
     QY_ERR_NO_MEMORY = -2,
     /** A fault inside queuey that should never happen; please report it. */
     QY_ERR_INTERNAL = -3,
@@ -425,8 +432,11 @@ typedef void (*qy_destroy_fn)(void *user_data);
  * Routes queuey's log lines (reconnects, settle failures, blocked publishing, ...) to
  * fn; without it queuey is silent. fn runs on queuey's own threads (the connection's I/O
  * thread, worker threads), possibly on several at once, and must not call back into the
- * client. destroy (may be NULL) is called with user_data once the options and every
- * client made from them are freed. A NULL fn removes the callback.
+ * client. destroy (may be NULL) is called with user_data once nothing uses fn any more:
+ * the options and the clients made from them are freed (and the workers, producers and
+ * consumers made from those clients), or another call replaced fn. A NULL fn removes
+ * the callback (and user_data is destroyed before the call returns). On failure destroy
+ * is called before this function returns (see Callbacks at the top).
  * @since 0.1.0
  */
 QY_API qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn, void *user_data,
@@ -449,7 +459,9 @@ typedef struct qy_client qy_client;
  * url "memory://" gives an in-process backend instead: the same producers, consumers
  * and workers without a broker, for tests of handlers and for running without
  * RabbitMQ. Each such client has queues of its own; delays are exact (a zero delay is
- * immediate); what happened to every job can be inspected (qy_client_memory_*).
+ * immediate); what happened to every job can be inspected (qy_client_memory_*): it
+ * counts every settle, and keeps the newest 10000 settled envelopes of each kind (acked,
+ * retried, deferred, dead-lettered, expired), so that it does not grow for ever.
  *
  * On success *out is the caller's, freed with qy_client_free().
  * @since 0.1.0
@@ -496,7 +508,8 @@ QY_API qy_status qy_client_memory_count(qy_client *client, const char *queue, qy
                                         uint64_t *out, qy_error **err);
 
 /**
- * The index-th job dead-lettered on a memory:// client (0 is the first), with its reason:
+ * The index-th job dead-lettered on a memory:// client among the newest 10000 kept (0 is
+ * the oldest of those), with its reason:
  * *env is the caller's (qy_envelope_free()), *reason too (qy_string_free()). An index
  * past the end fails with QY_ERR_INVALID_ARGUMENT.
  * @since 0.1.0
@@ -600,8 +613,9 @@ QY_API qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *e
 
 /**
  * Publishes env so that it arrives in its queue after delay_ms (rounded up to the
- * queue's granularity; at most 2147483647 ms, longer is refused), at priority 0. The
- * queue must have been declared by this client.
+ * queue's granularity), at priority 0. The queue must have been declared by this client.
+ * A delay above 2147483647 ms, also after the rounding, fails with
+ * QY_ERR_INVALID_ARGUMENT, field "delay".
  * @since 0.1.0
  */
 QY_API qy_status qy_producer_enqueue_after(qy_producer *producer, const qy_envelope *env,
@@ -671,6 +685,8 @@ QY_API qy_status qy_delivery_ack(qy_delivery *delivery, qy_error **err);
  * Publishes next (usually qy_envelope_next_attempt() of the delivered envelope) to
  * arrive after delay_ms, waits for the broker's confirm, and only then acknowledges.
  * If the publish fails, nothing is acknowledged: the job is redelivered, never lost.
+ * A delay above 2147483647 ms fails with QY_ERR_INVALID_ARGUMENT, field "delay", before
+ * anything is published.
  * @since 0.1.0
  */
 QY_API qy_status qy_delivery_retry(qy_delivery *delivery, const qy_envelope *next,
@@ -715,14 +731,20 @@ QY_API qy_status qy_retry_policy_new(uint32_t max_attempts, qy_retry_policy **ou
 /** Frees a policy. NULL is a no-op. @since 0.1.0 */
 QY_API void qy_retry_policy_free(qy_retry_policy *policy);
 
-/** Waits delay_ms before each retry. @since 0.1.0 */
+/**
+ * Waits delay_ms before each retry. A delay_ms above 2147483647 (the longest wait of a
+ * hold queue, about 24.8 days) fails with QY_ERR_INVALID_ARGUMENT, field "delay_ms".
+ * @since 0.1.0
+ */
 QY_API qy_status qy_retry_policy_set_fixed(qy_retry_policy *policy, uint64_t delay_ms,
                                            qy_error **err);
 
 /**
  * Waits min(max_ms, base_ms * factor^(n-1)) after failed attempt n, uniformly jittered
  * in [0, that] when jitter is non-zero (full jitter). A non-finite or non-positive
- * factor counts as 1.0. Base 1000, factor 2, no jitter: 1, 2, 4, 8 s.
+ * factor counts as 1.0. Base 1000, factor 2, no jitter: 1, 2, 4, 8 s. A base_ms or
+ * max_ms above 2147483647 (the longest wait of a hold queue, about 24.8 days) fails with
+ * QY_ERR_INVALID_ARGUMENT, field "base_ms" or "max_ms".
  * @since 0.1.0
  */
 QY_API qy_status qy_retry_policy_set_exponential(qy_retry_policy *policy, uint64_t base_ms,
@@ -865,7 +887,8 @@ QY_API qy_status qy_worker_set_queue_retry(qy_worker *worker, const char *queue,
 /**
  * A hook called before each dead-lettering (at least once per dead letter; it cannot stop
  * it), on the thread that settles the job. destroy (may be NULL) frees user_data when
- * the worker is freed.
+ * the worker is freed or another call replaces the hook; on failure, before this
+ * function returns (see Callbacks at the top).
  * @since 0.1.0
  */
 QY_API qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_letter_fn hook,
@@ -876,7 +899,8 @@ QY_API qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_lette
  * Registers the handler of job_type, with an optional policy (NULL: none) of its own.
  * A second handler for the same job type fails with QY_ERR_INVALID_ARGUMENT. handler
  * runs on the worker's threads. destroy (may be NULL) frees user_data when the worker
- * is freed, also when registration fails.
+ * is freed; on failure (a second handler included), before this function returns (see
+ * Callbacks at the top).
  * @since 0.1.0
  */
 QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_handler_fn handler,
@@ -886,7 +910,11 @@ QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_
 /**
  * Runs the worker on the calling thread and its own, until qy_worker_shutdown(). Returns
  * QY_OK after a shutdown, once every job it started is settled; an error when it cannot
- * consume (a queue not declared, the connection closed or given up).
+ * consume (a queue not declared, the connection closed or given up). When the system
+ * refuses its threads (one per job it runs at once, see qy_worker_set_concurrency(), and
+ * one for the job timeout), it fails with QY_ERR_NO_MEMORY and a message that says how
+ * many of how many started, after those threads have run what they received and stopped;
+ * the jobs no thread took go back to their queues.
  * @since 0.1.0
  */
 QY_API qy_status qy_worker_run(qy_worker *worker, qy_error **err);
@@ -932,7 +960,12 @@ QY_API int qy_job_cancelled(const qy_job *job);
     dead-letter reason and the logs show. @since 0.1.0 */
 QY_API qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err);
 
-/** The delay (at most 2147483647 ms) and reason of a QY_JOB_DEFER. @since 0.1.0 */
+/**
+ * The delay and reason of a QY_JOB_DEFER. A delay_ms above 2147483647 (the longest wait
+ * of a hold queue, about 24.8 days) fails with QY_ERR_INVALID_ARGUMENT, field
+ * "delay_ms", and sets nothing: the handler can still return another result.
+ * @since 0.1.0
+ */
 QY_API qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason,
                                   qy_error **err);
 

@@ -181,9 +181,11 @@ class RetryPolicy : public detail::Handle<RetryPolicy, qy_retry_policy, qy_retry
 public:
     explicit RetryPolicy(uint32_t max_attempts)
         : Handle(detail::make<qy_retry_policy>(qy_retry_policy_new, max_attempts)) {}
+    /** Throws Error (QY_ERR_INVALID_ARGUMENT) for a delay above 2147483647 ms. */
     RetryPolicy &fixed(Millis delay) {
         return invoke(qy_retry_policy_set_fixed, detail::ms(delay));
     }
+    /** Throws Error (QY_ERR_INVALID_ARGUMENT) for a base or max above 2147483647 ms. */
     RetryPolicy &exponential(Millis base, double factor, Millis max, bool jitter = true) {
         return invoke(qy_retry_policy_set_exponential, detail::ms(base), factor, detail::ms(max),
                       jitter ? 1 : 0);
@@ -341,6 +343,8 @@ public:
     qy_job_result undecodable(const std::string &detail) {
         return result(QY_JOB_UNDECODABLE, detail);
     }
+    /** Throws Error (QY_ERR_INVALID_ARGUMENT) for a delay above 2147483647 ms; thrown out
+        of a handler, that is a retryable error. */
     qy_job_result defer(Millis delay, const std::string &reason) {
         detail::call(qy_job_set_defer, job_, detail::ms(delay), reason.c_str());
         return QY_JOB_DEFER;

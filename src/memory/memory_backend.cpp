@@ -5,8 +5,8 @@
 
 namespace queuey {
 
-MemoryBackend::MemoryBackend()
-    : broker_(std::make_shared<MemoryBroker>()),
+MemoryBackend::MemoryBackend(std::size_t history_limit)
+    : broker_(std::make_shared<MemoryBroker>(history_limit)),
       hold_timer_([broker = broker_] { broker->run_hold_timer(); }) {}
 
 MemoryBackend::~MemoryBackend() { close(); }

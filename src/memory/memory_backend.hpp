@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../backend.hpp"
+#include "memory_history.hpp"
 #include "memory_snapshot.hpp"
 
 #include <chrono>
@@ -21,8 +22,9 @@ class MemoryBackend final : public Backend {
 public:
     using Snapshot = MemorySnapshot;
 
-    // Starts the hold timer's thread.
-    MemoryBackend();
+    // Starts the hold timer's thread. The histories of the snapshot keep the newest
+    // history_limit entries of each kind (their totals stay exact).
+    explicit MemoryBackend(std::size_t history_limit = default_memory_history_limit);
     // Closes.
     ~MemoryBackend() override;
     MemoryBackend(const MemoryBackend &) = delete;
@@ -51,8 +53,8 @@ public:
 
     // A consistent copy of everything at one moment.
     Snapshot snapshot() const;
-    // Forgets the histories (acked, retried, deferred, dead_lettered, expired); the queues
-    // keep their jobs.
+    // Forgets the histories (acked, retried, deferred, dead_lettered, expired) and their
+    // totals; the queues keep their jobs.
     void clear_history();
     // True once nothing is pending in a declared queue, held or in flight (dead-letter
     // queues do not count); false when the timeout passes first or the backend is closed.

@@ -246,7 +246,7 @@ void MemoryBroker::dead_letter_malformed_locked(const MemorySubscription::Source
     // As RabbitConsumer does with a body that is not an envelope: a copy to the dead
     // letters, never a delivery.
     const std::string &queue = source.config.name;
-    history_.dead_lettered.push_back(
+    history_.dead_lettered(
         {queue, queued.message.envelope, "malformed envelope", queued.message.malformed});
     route_locked(dead_letter_queue_name(queue), std::move(queued.message), now);
     idle_changed_.notify_all();
@@ -254,7 +254,7 @@ void MemoryBroker::dead_letter_malformed_locked(const MemorySubscription::Source
 
 void MemoryBroker::record_expired_locked(const std::string &queue, std::vector<Envelope> &expired) {
     if (expired.empty()) return;
-    for (Envelope &envelope : expired) history_.expired.push_back({queue, std::move(envelope)});
+    for (Envelope &envelope : expired) history_.expired({queue, std::move(envelope)});
     expired.clear();
     idle_changed_.notify_all();
 }
@@ -299,7 +299,7 @@ void MemoryBroker::revoke_locked(MemoryLease &lease) {
 void MemoryBroker::ack(MemoryLease &lease) {
     std::lock_guard lock(mutex_);
     check_settleable_locked(lease);
-    history_.acked.push_back(lease.message.message.envelope);
+    history_.acked(lease.message.message.envelope);
     finish_locked(lease, MemoryLease::State::settled);
 }
 
@@ -317,8 +317,10 @@ void MemoryBroker::republish(MemoryLease &lease, Republish kind, const Envelope 
     } else if (!route_locked(queue, std::move(message), now)) {
         throw Error(QY_ERR_UNROUTABLE, "", "no queue '" + queue + "'");
     }
-    auto &history = kind == Republish::retry ? history_.retried : history_.deferred;
-    history.push_back({queue, next, delay});
+    if (kind == Republish::retry)
+        history_.retried({queue, next, delay});
+    else
+        history_.deferred({queue, next, delay});
     finish_locked(lease, MemoryLease::State::settled);
 }
 
@@ -329,7 +331,7 @@ void MemoryBroker::dead_letter(MemoryLease &lease, const std::string &reason) {
     const Envelope &envelope = lease.message.message.envelope;
     if (!route_locked(dead_letter_queue_name(queue), MemoryMessage{envelope, {}}, Clock::now()))
         throw Error(QY_ERR_UNROUTABLE, "", "no queue '" + dead_letter_queue_name(queue) + "'");
-    history_.dead_lettered.push_back({queue, envelope, reason, {}});
+    history_.dead_lettered({queue, envelope, reason, {}});
     finish_locked(lease, MemoryLease::State::settled);
 }
 
@@ -356,7 +358,8 @@ void MemoryBroker::release(MemoryLease &lease) {
 MemorySnapshot MemoryBroker::snapshot() {
     std::lock_guard lock(mutex_);
     expire_all_locked(Clock::now());
-    MemorySnapshot snapshot = history_;
+    MemorySnapshot snapshot;
+    history_.copy_to(snapshot);
     for (const auto &[name, entry] : queues_)
         snapshot.queues.emplace(
             name, MemorySnapshot::Queue{entry.queue.pending(), entry.queue.in_flight(),
@@ -369,7 +372,7 @@ MemorySnapshot MemoryBroker::snapshot() {
 
 void MemoryBroker::clear_history() {
     std::lock_guard lock(mutex_);
-    history_ = MemorySnapshot{};
+    history_.clear();
 }
 
 bool MemoryBroker::idle_locked() const {

@@ -5,6 +5,7 @@
 
 #include "../backend.hpp"
 #include "hold_schedule.hpp"
+#include "memory_history.hpp"
 #include "memory_queue.hpp"
 #include "memory_snapshot.hpp"
 
@@ -49,6 +50,9 @@ class MemoryBroker {
 public:
     using Clock = std::chrono::steady_clock;
     enum class Republish { retry, defer };
+
+    // history_limit: the newest entries of each history kept (MemoryHistory).
+    explicit MemoryBroker(std::size_t history_limit) : history_(history_limit) {}
 
     // As Backend::declare: creates q and q.dead; a queue that exists with other arguments
     // gives Error(QY_ERR_PRECONDITION_FAILED) naming the queue and the argument.
@@ -121,7 +125,7 @@ private:
     std::map<std::string, QueueEntry, std::less<>> queues_;
     HoldSchedule holds_;
     std::set<MemoryLease *> leases_;  // every unsettled delivery
-    MemorySnapshot history_;          // only its histories are used
+    MemoryHistory history_;
 };
 
 // now + timeout, saturating instead of overflowing for huge timeouts.

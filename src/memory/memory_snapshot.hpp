@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -50,12 +51,24 @@ struct MemorySnapshot {
     std::map<std::string, Queue, std::less<>> queues;
     std::vector<Held> held;  // earliest due first
 
-    // Histories, each in the order it happened (settlements, expiries).
+    // How often each happened, by the queue the job was delivered from (or expired in):
+    // exact, while the histories below keep only the newest entries.
+    struct Totals {
+        std::uint64_t acked = 0;
+        std::uint64_t retried = 0;
+        std::uint64_t deferred = 0;
+        std::uint64_t dead_lettered = 0;
+        std::uint64_t expired = 0;
+    };
+
+    // Histories, each in the order it happened (settlements, expiries): the newest
+    // entries only, as many as the backend's history limit (default_memory_history_limit).
     std::vector<Envelope> acked;
     std::vector<Republished> retried;
     std::vector<Republished> deferred;
     std::vector<DeadLetter> dead_lettered;
     std::vector<Expired> expired;
+    std::map<std::string, Totals, std::less<>> totals;  // since the start or clear_history()
 
     // Conveniences for a queue that may not exist: empty and 0 then.
     const std::vector<Envelope> &pending(std::string_view queue) const;

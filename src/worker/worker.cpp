@@ -98,20 +98,37 @@ void Worker::run() {
 
     std::exception_ptr failure;
     std::mutex failure_mutex;
+    const auto fail = [&](std::exception_ptr error) {
+        {
+            std::lock_guard lock(failure_mutex);
+            if (!failure) failure = std::move(error);
+        }
+        shutdown();
+    };
     std::once_flag stopped;
     std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < concurrency; ++i)
-        threads.emplace_back([&] {
-            try {
-                work(*consumer, stopped);
-            } catch (...) {  // the consumer cannot go on (closed, connection given up)
-                std::lock_guard lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
-                shutdown();
-            }
-        });
     std::thread watchdog;
-    if (options_.job_timeout) watchdog = std::thread([this] { watch_timeouts(); });
+    const std::size_t wanted = concurrency + (options_.job_timeout ? 1 : 0);
+    try {
+        for (std::size_t i = 0; i < concurrency; ++i)
+            threads.emplace_back([&] {
+                try {
+                    work(*consumer, stopped);
+                } catch (...) {  // the consumer cannot go on (closed, connection given up)
+                    fail(std::current_exception());
+                }
+            });
+        if (options_.job_timeout) watchdog = std::thread([this] { watch_timeouts(); });
+    } catch (const std::exception &error) {
+        // Out of threads or memory. Not fatal to the process: the threads that did start
+        // run what they received and stop, and closing the consumer hands back the rest.
+        const std::size_t started = threads.size() + (watchdog.joinable() ? 1 : 0);
+        fail(std::make_exception_ptr(
+            Error(QY_ERR_NO_MEMORY, "",
+                  "could not create the worker's threads: " + std::to_string(started) + " of the " +
+                      std::to_string(wanted) + " it needs started (" + error.what() +
+                      "); lower the concurrency or raise the system's limits")));
+    }
     for (auto &thread : threads) thread.join();
     if (watchdog.joinable()) {
         changed_.notify_all();  // stopping_ is set: the watchdog returns once no job runs

@@ -830,5 +830,70 @@ TEST(MemoryBackendLifetime, DeliveriesAndConsumersMayOutliveTheBackend) {
     EXPECT_EQ(error_of([&] { (void)consumer->next(0ms); }).status(), QY_ERR_CLOSED);
 }
 
+// ---- bounded histories (docs/memory.md) -------------------------------------------------
+
+// Publishes count jobs to q and settles each with settle(delivery).
+template <typename Settle>
+std::vector<Envelope> settle_all(MemoryBackend &backend, int count, Settle settle) {
+    std::vector<Envelope> jobs;
+    for (int i = 0; i < count; ++i) jobs.push_back(job("q", i));
+    publish_ok(backend, jobs);
+    auto consumer = backend.consume("q");
+    for (int i = 0; i < count; ++i) {
+        auto delivery = consumer->next(1s);
+        if (delivery == nullptr) {
+            ADD_FAILURE() << "job " << i << " did not come";
+            break;
+        }
+        settle(*delivery);
+    }
+    return jobs;
+}
+
+TEST(MemoryBackendHistory, KeepsTheNewestTenThousandAcksByDefault) {
+    MemoryBackend backend;
+    backend.declare(queue_config("q"));
+    const auto jobs = settle_all(backend, 10001, [](Delivery &delivery) { delivery.ack(); });
+    const auto acked = backend.snapshot().acked;
+    ASSERT_EQ(acked.size(), 10000u);
+    EXPECT_EQ(acked.front(), jobs[1]) << "the oldest is forgotten";
+    EXPECT_EQ(acked.back(), jobs.back());
+}
+
+TEST(MemoryBackendHistory, KeepsTheNewestOfEachKindAndExactTotals) {
+    MemoryBackend backend(3);
+    backend.declare(queue_config("q"));
+    const auto acked = settle_all(backend, 5, [](Delivery &delivery) { delivery.ack(); });
+    const auto dead =
+        settle_all(backend, 4, [](Delivery &delivery) { delivery.dead_letter("boom"); });
+    const auto retried = settle_all(backend, 4, [](Delivery &delivery) {
+        delivery.retry(delivery.envelope().next_attempt(), 1h);
+    });
+    const auto deferred = settle_all(backend, 6, [](Delivery &delivery) {
+        delivery.defer(delivery.envelope().deferred(10), 1h);
+    });
+
+    const auto snapshot = backend.snapshot();
+    EXPECT_EQ(ids(snapshot.acked), ids({acked[2], acked[3], acked[4]}));
+    ASSERT_EQ(snapshot.dead_lettered.size(), 3u);
+    EXPECT_EQ(snapshot.dead_lettered.front().envelope, dead[1]);
+    EXPECT_EQ(snapshot.dead_lettered.back().envelope, dead[3]);
+    ASSERT_EQ(snapshot.retried.size(), 3u);
+    EXPECT_EQ(snapshot.retried.back().next.job_id, retried[3].job_id);
+    ASSERT_EQ(snapshot.deferred.size(), 3u);
+    EXPECT_EQ(snapshot.deferred.front().next.job_id, deferred[3].job_id);
+
+    const auto &totals = snapshot.totals.at("q");
+    EXPECT_EQ(totals.acked, 5u);
+    EXPECT_EQ(totals.dead_lettered, 4u);
+    EXPECT_EQ(totals.retried, 4u);
+    EXPECT_EQ(totals.deferred, 6u);
+    EXPECT_EQ(totals.expired, 0u);
+    EXPECT_EQ(snapshot.held.size(), 10u) << "only the histories are bounded";
+
+    backend.clear_history();
+    EXPECT_TRUE(backend.snapshot().totals.empty());
+}
+
 }  // namespace
 }  // namespace queuey

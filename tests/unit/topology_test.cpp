@@ -157,6 +157,15 @@ TEST(TopologyHoldTtl, RefusesLongerAndNegativeDelaysNamingTheLimit) {
                    {"2147483647 ms"});
 }
 
+TEST(TopologyDelayLimit, RefusesADelayAboveTheLongestNamingItsField) {
+    EXPECT_NO_THROW(check_delay_ms(0, "delay_ms"));
+    EXPECT_NO_THROW(check_delay_ms(max_delay_ms, "delay_ms"));
+    expect_invalid([] { check_delay_ms(max_delay_ms + 1, "max_ms"); }, "max_ms",
+                   {"2147483648 ms", "2147483647 ms"});
+    expect_invalid([] { check_delay_ms(UINT64_MAX, "base_ms"); }, "base_ms",
+                   {"18446744073709551615 ms", "2147483647 ms"});
+}
+
 TEST(TopologyQueueName, AllowsUpTo235Bytes) {
     const std::string longest(max_queue_name_bytes, 'q');
     EXPECT_EQ(longest.size(), 235u);

@@ -77,6 +77,18 @@ def test_a_lost_run_budget_of_zero_raises(memory):
         queuey.Worker(memory, "q", max_lost_runs=0)
 
 
+@pytest.mark.parametrize("policy, field", [
+    (queuey.RetryPolicy.fixed(3, 3_000_000), "delay_ms"),  # 3,000,000,000 ms
+    (queuey.RetryPolicy.exponential(3, 1, max_delay=3_000_000), "max_ms"),
+    (queuey.RetryPolicy.exponential(3, 3_000_000), "base_ms"),
+])
+def test_retry_delays_longer_than_a_hold_are_refused(memory, policy, field):
+    memory.declare("q")
+    with pytest.raises(queuey.InvalidArgumentError, match="2147483647") as raised:
+        queuey.Worker(memory, "q", retry=policy)
+    assert field in str(raised.value)
+
+
 def test_bad_enqueues_raise(memory):
     memory.declare("q")
     with memory.producer() as producer:
