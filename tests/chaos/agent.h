@@ -21,9 +21,11 @@ void agent_fail(const char *what, qy_error *err);
 /* Prints "chaos_agent: message" to stderr and exits with status 2 (bad arguments). */
 void agent_usage_error(const char *message);
 
-/* A client on url, named name, logging to stderr, with the agents' publish timeout and
-   reconnects capped at 2 s apart (the suite waits for recoveries), and queue declared:
-   defaults, retries and deferrals through 1 s hold queues. */
+/* A client on url, named name, logging to stderr, with the agents' publish timeout, a
+   5 s connect timeout and reconnects capped at 2 s apart (the suite waits for
+   recoveries), the heartbeat of $QUEUEY_CHAOS_HEARTBEAT_S when set (else queuey's
+   default), and queue declared: defaults, retries and deferrals through 1 s hold
+   queues. */
 qy_client *agent_connect(const char *url, const char *name, const char *queue);
 
 /* A number argument in [min, max]; a bad one is a usage error naming what. */

@@ -4,6 +4,7 @@
  *   chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD    (agent_produce.c)
  *   chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS    (agent_work.c)
  *
+ * QUEUEY_CHAOS_HEARTBEAT_S, when set, is the AMQP heartbeat in seconds.
  * Exit status: 0 when done, 2 for bad arguments, 3 when a queuey call fails.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -71,13 +72,19 @@ qy_client *agent_connect(const char *url, const char *name, const char *queue) {
     qy_client_options *opts = NULL;
     qy_client *client = NULL;
     qy_queue_config *config = NULL;
+    const char *heartbeat = getenv("QUEUEY_CHAOS_HEARTBEAT_S");
 
     if (qy_client_options_new(&opts, &err) != QY_OK ||
         qy_client_options_set_connection_name(opts, name, &err) != QY_OK ||
         qy_client_options_set_log(opts, log_to_stderr, (void *)name, NULL, &err) != QY_OK ||
         qy_client_options_set_publish_timeout_ms(opts, AGENT_PUBLISH_TIMEOUT_MS, &err) != QY_OK ||
+        qy_client_options_set_connect_timeout_ms(opts, 5000, &err) != QY_OK ||
         qy_client_options_set_reconnect(opts, -1, 200, 2.0, 2000, 1, &err) != QY_OK)
         agent_fail("client options", err);
+    if (heartbeat != NULL &&
+        qy_client_options_set_heartbeat(opts, (uint16_t)agent_number(heartbeat, 1, 600, "QUEUEY_CHAOS_HEARTBEAT_S"),
+                                        &err) != QY_OK)
+        agent_fail("qy_client_options_set_heartbeat", err);
     if (qy_client_new(url, opts, &client, &err) != QY_OK) agent_fail("qy_client_new", err);
     qy_client_options_free(opts);
 

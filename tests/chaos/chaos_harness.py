@@ -27,6 +27,9 @@ PROBE = os.environ.get("QUEUEY_BROKER_PROBE", "")
 LOST_BUDGET_REASON = "lost 3 times: the worker was lost while running the job"
 # How far past its timeout a call may return and still count as bounded.
 CALL_SLACK_MS = 2000
+# How many of an agent's log lines are passed on to the test's stderr (a restarted
+# broker makes a worker log one line per recovered job).
+LOG_LINES_SHOWN = 20
 
 
 def free_port() -> int:
@@ -134,9 +137,20 @@ class Toxiproxy:
                                         "upstream": f"127.0.0.1:{upstream_port}", "enabled": True})
         return port
 
+    def amqp_url(self, name: str, broker_port: int) -> str:
+        """A proxy to the broker; returns the AMQP URL that connects through it."""
+        return f"amqp://guest:guest@127.0.0.1:{self.proxy(name, broker_port)}/%2f"
+
     def set_enabled(self, name: str, enabled: bool) -> None:
         """Disabling a proxy closes every connection through it (both sides see a reset)."""
         self._call("POST", f"/proxies/{name}", {"enabled": enabled})
+
+    def add_toxic(self, proxy: str, toxic: str, kind: str, stream: str, **attributes: int) -> None:
+        self._call("POST", f"/proxies/{proxy}/toxics",
+                   {"name": toxic, "type": kind, "stream": stream, "toxicity": 1.0, "attributes": attributes})
+
+    def remove_toxic(self, proxy: str, toxic: str) -> None:
+        self._call("DELETE", f"/proxies/{proxy}/toxics/{toxic}")
 
     def delete(self, name: str) -> None:
         self._call("DELETE", f"/proxies/{name}")
@@ -152,12 +166,12 @@ class Toxiproxy:
 
 class Agent:
     """One chaos_agent process; its stdout is read line by line on a thread, its stderr
-    (queuey's log lines) kept and passed on to ours."""
+    (queuey's log lines) kept, and the first of them passed on to ours."""
 
     def __init__(self, *args: str):
         self.process = subprocess.Popen([AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []
-        self.log: list[str] = []
+        self.log: list[tuple[float, str]] = []  # (time.monotonic(), line)
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -166,8 +180,11 @@ class Agent:
 
     def _read_log(self) -> None:
         for line in self.process.stderr:
-            self.log.append(line.rstrip("\n"))
-            sys.stderr.write(line)
+            self.log.append((time.monotonic(), line.rstrip("\n")))
+            if len(self.log) <= LOG_LINES_SHOWN:
+                sys.stderr.write(line)
+        if len(self.log) > LOG_LINES_SHOWN:
+            sys.stderr.write(f"... and {len(self.log) - LOG_LINES_SHOWN} more log lines\n")
 
     def _read(self) -> None:
         for line in self.process.stdout:
@@ -213,6 +230,10 @@ class Agent:
             self.process.kill()
         self.finish(10)
 
+    def first_log_after(self, since: float, text: str) -> float | None:
+        """When the first log line at or after since that contains text came, or None."""
+        return next((at for at, line in list(self.log) if at >= since and text in line), None)
+
     def words(self, first: str) -> list[list[str]]:
         return [line.split() for line in list(self.lines) if line.split(" ", 1)[0] == first]
 
@@ -232,7 +253,8 @@ class Figures:
     max_call_ms: int = 0       # the slowest enqueue call
     call_timeout_ms: int = 0   # the timeout every call is held to
     seconds: float = 0.0       # the scenario's wall time
-    notes: list[str] = field(default_factory=list)
+    measured: str = ""         # what else the scenario measured (detection times, ...)
+    notes: list[str] = field(default_factory=list)  # what went wrong
 
     def calls_bounded(self) -> bool:
         return self.max_call_ms <= self.call_timeout_ms + CALL_SLACK_MS
@@ -329,7 +351,7 @@ class Scenario:
         if missing:
             f.notes.append(f"{len(missing)} expected dead letters missing")
         f.duplicates = len(succeeded) - len(set(succeeded))
-        f.reconnects = sum("reconnected to the broker" in line for agent in self.workers for line in agent.log)
+        f.reconnects = sum("reconnected to the broker" in line for agent in self.workers for _, line in agent.log)
         f.seconds = time.monotonic() - self.started_at
         return f
 

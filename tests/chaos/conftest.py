@@ -50,4 +50,4 @@ def pytest_terminal_summary(terminalreporter):
     for f in FIGURES:
         write(f"{f.scenario:<26} {f.enqueued:>8} {f.enqueue_failed:>6} {f.reached:>7} {f.lost:>4} "
               f"{f.wrongly_dead:>10} {f.duplicates:>4} {f.reconnects:>6} {f.max_call_ms:>11} {f.call_timeout_ms:>10} "
-              f"{f.seconds:>5.0f}" + (f"  {'; '.join(f.notes)}" if f.notes else ""))
+              f"{f.seconds:>5.0f}" + "".join(f"  {text}" for text in [f.measured, "; ".join(f.notes)] if text))

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from chaos_harness import LOST_BUDGET_REASON, Figures, Scenario, peek
+from chaos_harness import LOST_BUDGET_REASON, Agent, Figures, Scenario, peek
 
 
 def check(figures: Figures, record) -> None:
@@ -104,7 +104,7 @@ def test_e_connection_reset_by_proxy_five_times(broker, toxiproxy, record):
     five times during a drain with retries and deferrals in flight."""
     scenario = Scenario("e_proxy_resets", broker.url)
     proxy = scenario.queue
-    proxied_url = f"amqp://guest:guest@127.0.0.1:{toxiproxy.proxy(proxy, broker.port)}/%2f"
+    proxied_url = toxiproxy.amqp_url(proxy, broker.port)
     scenario.produce(60, {"sleep_ms": 300})  # 16 at a time: a drain of some 4 s
     scenario.produce(60, {"sleep_ms": 300, "fail_once": True})
     scenario.produce(60, {"sleep_ms": 300, "defer_once": True})
@@ -137,3 +137,64 @@ def test_f_peeked_and_requeued_job_runs(broker, record):
     scenario.worker()
     scenario.wait_settled(30)
     check(scenario.finish(), record)
+
+
+def test_g_100ms_latency_each_way(broker, toxiproxy, record):
+    """100 ms more latency each way on a producer's and a worker's connections: no call
+    times out, every job runs once."""
+    scenario = Scenario("g_latency_100ms", broker.url)
+    proxy = scenario.queue
+    proxied_url = toxiproxy.amqp_url(proxy, broker.port)
+    for stream in ("upstream", "downstream"):
+        toxiproxy.add_toxic(proxy, f"latency_{stream}", "latency", stream, latency=100)
+    try:
+        scenario.produce(100, {"sleep_ms": 10}, threads=4, url=proxied_url)
+        scenario.worker(url=proxied_url)
+        scenario.wait_settled(60)
+    finally:
+        figures = scenario.finish()
+        toxiproxy.delete(proxy)
+    check(figures, record)
+    assert figures.enqueue_failed == 0
+    assert figures.duplicates == 0
+
+
+def wait_for_log(agent: Agent, since: float, text: str, timeout: float) -> float:
+    """Seconds from since to the agent's first log line with text; inf after timeout."""
+    deadline = time.monotonic() + timeout
+    while (at := agent.first_log_after(since, text)) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return float("inf") if at is None else at - since
+
+
+def test_h_half_open_connection(broker, toxiproxy, record, monkeypatch):
+    """Toxiproxy's timeout toxic holds the worker's connection open but lets nothing
+    through, for 8 s: the worker must notice within about two heartbeats (2 s here),
+    reconnect soon after the heal, and run every job."""
+    heartbeat_s = 2
+    monkeypatch.setenv("QUEUEY_CHAOS_HEARTBEAT_S", str(heartbeat_s))
+    scenario = Scenario("h_half_open", broker.url)
+    proxy = scenario.queue
+    proxied_url = toxiproxy.amqp_url(proxy, broker.port)
+    scenario.produce(60, {"sleep_ms": 500})
+    worker = scenario.worker(url=proxied_url)
+    detected = recovered = float("inf")
+    try:
+        assert worker.wait_until(succeeded(10), 30), "the worker did not get going"
+        cut = time.monotonic()
+        for stream in ("upstream", "downstream"):
+            toxiproxy.add_toxic(proxy, f"timeout_{stream}", "timeout", stream, timeout=0)
+        detected = wait_for_log(worker, cut, "connection lost", 30)
+        time.sleep(max(0.0, cut + 8 - time.monotonic()))
+        healed = time.monotonic()
+        for stream in ("upstream", "downstream"):
+            toxiproxy.remove_toxic(proxy, f"timeout_{stream}")
+        recovered = wait_for_log(worker, healed, "reconnected to the broker", 30)
+        scenario.wait_settled(60)
+    finally:
+        figures = scenario.finish()
+        toxiproxy.delete(proxy)
+    figures.measured = f"lost after {detected:.1f} s, reconnected {recovered:.1f} s after the heal"
+    check(figures, record)
+    assert detected <= 2 * heartbeat_s + 2, figures.measured
+    assert recovered <= 10, figures.measured
