@@ -86,15 +86,22 @@ def test_c_handler_that_kills_its_process(broker, record):
     assert others <= set(scenario.succeeded())
 
 
-def test_d_connection_closed_while_2s_handlers_run(broker, record):
-    """rabbitmqctl close_connection while 16 handlers of 2 s run (concurrency 32): the
-    worker reconnects; every job succeeds (some twice), none is dead-lettered."""
-    scenario = Scenario("d_close_connection", broker.url)
+@pytest.mark.parametrize("fault", ["close_connection", "stop_app"])
+def test_d_connection_closed_while_2s_handlers_run(broker, record, fault):
+    """rabbitmqctl close_connection (or stop_app, 2 s, start_app) while 16 handlers of
+    2 s run (concurrency 32): the worker reconnects; every job succeeds (some twice),
+    none is dead-lettered."""
+    scenario = Scenario(f"d_{fault}", broker.url)
     scenario.produce(32, {"sleep_ms": 2000}, threads=4)
     worker = scenario.worker(concurrency=32)
     assert worker.wait_until(running(16), 30), "the handlers did not start"
     time.sleep(0.5)
-    assert broker.close_connections_named("chaos_agent work") >= 1
+    if fault == "close_connection":
+        assert broker.close_connections_named("chaos_agent work") >= 1
+    else:
+        broker.ctl("stop_app")
+        time.sleep(2)
+        broker.ctl("start_app")
     scenario.wait_settled(60)
     check(scenario.finish(), record)
 
@@ -198,3 +205,19 @@ def test_h_half_open_connection(broker, toxiproxy, record, monkeypatch):
     check(figures, record)
     assert detected <= 2 * heartbeat_s + 2, figures.measured
     assert recovered <= 10, figures.measured
+
+
+def test_i_worker_stopped_by_sigterm_mid_drain(broker, record):
+    """A deploy: SIGTERM to a worker running 4 jobs of 50 ms with 12 more prefetched. It
+    runs what it received and stops; a second worker finishes. Nothing dead-lettered,
+    nothing run twice."""
+    scenario = Scenario("i_worker_sigterm", broker.url)
+    scenario.produce(200, {"sleep_ms": 50}, threads=4)
+    first = scenario.worker(concurrency=4)
+    assert first.wait_until(succeeded(30), 60), "the first worker did not get going"
+    assert first.terminate() == 0
+    scenario.worker()
+    scenario.wait_settled(60)
+    figures = scenario.finish()
+    check(figures, record)
+    assert figures.duplicates == 0
