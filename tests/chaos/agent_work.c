@@ -16,8 +16,8 @@
  *   started <job_id> attempt <n> deferrals <n>
  *   succeeded <job_id> | deferring <job_id> | failing <job_id>
  *   dead <job_id> <reason>          from the dead-letter hook
- *   counters succeeded=.. retried=.. deferred=.. worker_lost=.. dead_lettered=.. settle_failures=..
- *                                   after the shutdown
+ *   counters succeeded=.. retried=.. ... settle_failures=..
+ *                                   after the shutdown (print_counters)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -82,14 +82,20 @@ static void report_dead_letter(const qy_envelope *env, const char *reason, void 
     agent_line("dead %s %s", qy_envelope_job_id(env), reason);
 }
 
-/* Waits for SIGTERM or SIGINT (blocked in every thread) and shuts the worker down. */
+/* SIGTERM and SIGINT: a graceful shutdown. */
+static sigset_t stop_signals(void) {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    return signals;
+}
+
+/* Waits for a stop signal (blocked in every thread) and shuts the worker down. */
 static void *stop_on_signal(void *worker) {
-    sigset_t stop_signals;
+    const sigset_t signals = stop_signals();
     int received = 0;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGTERM);
-    sigaddset(&stop_signals, SIGINT);
-    sigwait(&stop_signals, &received);
+    sigwait(&signals, &received);
     qy_worker_shutdown(worker);
     return NULL;
 }
@@ -113,11 +119,35 @@ static qy_worker *new_worker(qy_client *client, const char *queue, long concurre
     return worker;
 }
 
+/* The "counters" line: what the worker did, by qy_counter. */
+static void print_counters(const qy_worker *worker) {
+    static const struct {
+        const char *name;
+        qy_counter counter;
+    } shown[] = {
+        {"succeeded", QY_COUNTER_SUCCEEDED},
+        {"retried", QY_COUNTER_RETRIED},
+        {"deferred", QY_COUNTER_DEFERRED},
+        {"worker_lost", QY_COUNTER_WORKER_LOST},
+        {"dead_lettered_fatal", QY_COUNTER_DEAD_LETTERED_FATAL},
+        {"dead_lettered_exhausted", QY_COUNTER_DEAD_LETTERED_EXHAUSTED},
+        {"dead_lettered_unknown_type", QY_COUNTER_DEAD_LETTERED_UNKNOWN_TYPE},
+        {"dead_lettered_undecodable", QY_COUNTER_DEAD_LETTERED_UNDECODABLE},
+        {"settle_failures", QY_COUNTER_SETTLE_FAILURES},
+    };
+    char line[512] = "counters";
+    size_t used = strlen(line), i;
+    for (i = 0; i < sizeof shown / sizeof shown[0] && used < sizeof line; ++i)
+        used += (size_t)snprintf(line + used, sizeof line - used, " %s=%llu", shown[i].name,
+                                 (unsigned long long)qy_worker_counter(worker, shown[i].counter));
+    agent_line("%s", line);
+}
+
 int agent_work(int argc, char **argv) {
     qy_error *err = NULL;
     qy_client *client;
     qy_worker *worker;
-    sigset_t stop_signals;
+    sigset_t signals;
     pthread_t waiter;
     long concurrency, max_attempts;
 
@@ -126,10 +156,8 @@ int agent_work(int argc, char **argv) {
     max_attempts = agent_number(argv[3], 1, 100, "MAX_ATTEMPTS");
 
     /* Blocked before any thread starts, so that only the waiter receives them. */
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGTERM);
-    sigaddset(&stop_signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+    signals = stop_signals();
+    pthread_sigmask(SIG_BLOCK, &signals, NULL);
 
     client = agent_connect(argv[0], "chaos_agent work", argv[1]);
     worker = new_worker(client, argv[1], concurrency, max_attempts);
@@ -139,17 +167,7 @@ int agent_work(int argc, char **argv) {
     }
     if (qy_worker_run(worker, &err) != QY_OK) agent_fail("qy_worker_run", err);
 
-    agent_line("counters succeeded=%llu retried=%llu deferred=%llu worker_lost=%llu dead_lettered=%llu "
-               "settle_failures=%llu",
-               (unsigned long long)qy_worker_counter(worker, QY_COUNTER_SUCCEEDED),
-               (unsigned long long)qy_worker_counter(worker, QY_COUNTER_RETRIED),
-               (unsigned long long)qy_worker_counter(worker, QY_COUNTER_DEFERRED),
-               (unsigned long long)qy_worker_counter(worker, QY_COUNTER_WORKER_LOST),
-               (unsigned long long)(qy_worker_counter(worker, QY_COUNTER_DEAD_LETTERED_FATAL) +
-                                    qy_worker_counter(worker, QY_COUNTER_DEAD_LETTERED_EXHAUSTED) +
-                                    qy_worker_counter(worker, QY_COUNTER_DEAD_LETTERED_UNKNOWN_TYPE) +
-                                    qy_worker_counter(worker, QY_COUNTER_DEAD_LETTERED_UNDECODABLE)),
-               (unsigned long long)qy_worker_counter(worker, QY_COUNTER_SETTLE_FAILURES));
+    print_counters(worker);
     pthread_join(waiter, NULL);
     qy_worker_free(worker);
     qy_client_free(client);
