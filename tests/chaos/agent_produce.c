@@ -22,7 +22,7 @@ struct production {
     const char *queue;
     const char *payload;
     long count;
-    long next;  /* the next job to enqueue; taken under lock */
+    long next; /* the next job to enqueue; taken under lock */
     long ok, failed;
     int64_t max_ms;
     pthread_mutex_t lock;
@@ -39,7 +39,10 @@ static int take_job(struct production *p) {
 
 static void record(struct production *p, int ok, int64_t ms) {
     pthread_mutex_lock(&p->lock);
-    if (ok) ++p->ok; else ++p->failed;
+    if (ok)
+        ++p->ok;
+    else
+        ++p->failed;
     if (ms > p->max_ms) p->max_ms = ms;
     pthread_mutex_unlock(&p->lock);
 }
@@ -50,7 +53,8 @@ static void *enqueue_jobs(void *arg) {
         qy_envelope *env = NULL;
         qy_error *err = NULL;
         int64_t start, took;
-        if (qy_envelope_new(AGENT_JOB_TYPE, p->queue, p->payload, strlen(p->payload), &env, &err) != QY_OK)
+        if (qy_envelope_new(AGENT_JOB_TYPE, p->queue, p->payload, strlen(p->payload), &env, &err) !=
+            QY_OK)
             agent_fail("qy_envelope_new", err);
         start = agent_now_ms();
         if (qy_producer_enqueue(p->producer, env, &err) == QY_OK) {

@@ -3,8 +3,8 @@
  *
  * Runs a worker for job type "chaos.job" on QUEUE (CONCURRENCY 0: the default, the
  * prefetch) until SIGTERM or SIGINT, then shuts it down gracefully. Retry policy:
- * MAX_ATTEMPTS attempts (1 is queuey's default), 1 s apart. The handler does what the job's compact JSON payload says, in
- * this order:
+ * MAX_ATTEMPTS attempts (1 is queuey's default), 1 s apart. The handler does what the
+ * job's compact JSON payload says, in this order:
  *
  *   "sleep_ms":M        sleeps M ms
  *   "kill":true         kills its own process (SIGKILL) on every run
@@ -48,8 +48,7 @@ static long number_of(const char *payload, const char *key) {
 
 static void pause_ms(long ms) {
     struct timespec left = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&left, &left) != 0) {
-    }
+    while (nanosleep(&left, &left) != 0) {}
 }
 
 static qy_job_result run_job(qy_job *job, void *user_data) {
@@ -64,12 +63,14 @@ static qy_job_result run_job(qy_job *job, void *user_data) {
     pause_ms(number_of(payload, "sleep_ms"));
     if (has_flag(payload, "kill")) raise(SIGKILL);
     if (has_flag(payload, "defer_once") && qy_envelope_deferrals(env) == 0) {
-        if (qy_job_set_defer(job, 1000, "chaos: planned deferral", &err) != QY_OK) agent_fail("qy_job_set_defer", err);
+        if (qy_job_set_defer(job, 1000, "chaos: planned deferral", &err) != QY_OK)
+            agent_fail("qy_job_set_defer", err);
         agent_line("deferring %s", id);
         return QY_JOB_DEFER;
     }
     if (has_flag(payload, "fail_once") && qy_envelope_attempt(env) == 1) {
-        if (qy_job_set_error(job, "chaos: planned failure", &err) != QY_OK) agent_fail("qy_job_set_error", err);
+        if (qy_job_set_error(job, "chaos: planned failure", &err) != QY_OK)
+            agent_fail("qy_job_set_error", err);
         agent_line("failing %s", id);
         return QY_JOB_RETRY;
     }
@@ -100,7 +101,8 @@ static void *stop_on_signal(void *worker) {
     return NULL;
 }
 
-static qy_worker *new_worker(qy_client *client, const char *queue, long concurrency, long max_attempts) {
+static qy_worker *new_worker(qy_client *client, const char *queue, long concurrency,
+                             long max_attempts) {
     qy_error *err = NULL;
     qy_retry_policy *policy = NULL;
     qy_worker *worker = NULL;
@@ -108,7 +110,8 @@ static qy_worker *new_worker(qy_client *client, const char *queue, long concurre
 
     queues[0] = queue;
     if (qy_worker_new(client, queues, 1, &worker, &err) != QY_OK) agent_fail("qy_worker_new", err);
-    if (qy_retry_policy_new((uint32_t)max_attempts, &policy, &err) != QY_OK || qy_retry_policy_set_fixed(policy, 1000, &err) != QY_OK ||
+    if (qy_retry_policy_new((uint32_t)max_attempts, &policy, &err) != QY_OK ||
+        qy_retry_policy_set_fixed(policy, 1000, &err) != QY_OK ||
         qy_worker_set_default_retry(worker, policy, &err) != QY_OK)
         agent_fail("the retry policy", err);
     qy_retry_policy_free(policy);

@@ -44,14 +44,16 @@ static amqp_connection_state_t connect_to(const char *url) {
     amqp_rpc_reply_t reply;
 
     if (parsed == NULL || conn == NULL || socket == NULL) usage("out of memory");
-    if (amqp_parse_url(parsed, &info) != AMQP_STATUS_OK) usage("URL does not parse as amqp://user:pass@host:port/vhost");
+    if (amqp_parse_url(parsed, &info) != AMQP_STATUS_OK)
+        usage("URL does not parse as amqp://user:pass@host:port/vhost");
     if (strcmp(info.host, "127.0.0.1") != 0 && strcmp(info.host, "localhost") != 0)
         usage("only a broker on 127.0.0.1 may be probed");
     if (amqp_socket_open(socket, info.host, info.port) != AMQP_STATUS_OK) {
         fprintf(stderr, "broker_probe: cannot connect to %s:%d\n", info.host, info.port);
         exit(3);
     }
-    reply = amqp_login(conn, info.vhost, 0, 131072, 0, AMQP_SASL_METHOD_PLAIN, info.user, info.password);
+    reply = amqp_login(conn, info.vhost, 0, 131072, 0, AMQP_SASL_METHOD_PLAIN, info.user,
+                       info.password);
     if (reply.reply_type != AMQP_RESPONSE_NORMAL) broker_error("login", reply);
     amqp_channel_open(conn, channel);
     reply = amqp_get_rpc_reply(conn);
@@ -68,8 +70,8 @@ static void disconnect(amqp_connection_state_t conn) {
 
 /* basic.get on queue; returns 0 when it is empty, else 1 with *message read and its
    delivery tag and redelivered flag. */
-static int get_one(amqp_connection_state_t conn, const char *queue, int no_ack, amqp_message_t *message,
-                   uint64_t *tag, int *redelivered) {
+static int get_one(amqp_connection_state_t conn, const char *queue, int no_ack,
+                   amqp_message_t *message, uint64_t *tag, int *redelivered) {
     amqp_rpc_reply_t reply = amqp_basic_get(conn, channel, amqp_cstring_bytes(queue), no_ack);
     const amqp_basic_get_ok_t *ok;
     if (reply.reply_type != AMQP_RESPONSE_NORMAL) broker_error("basic.get", reply);
@@ -84,7 +86,9 @@ static int get_one(amqp_connection_state_t conn, const char *queue, int no_ack, 
 
 static amqp_bytes_t message_id(const amqp_message_t *message) {
     static const amqp_bytes_t none = {4, "none"};
-    return (message->properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG) ? message->properties.message_id : none;
+    return (message->properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
+               ? message->properties.message_id
+               : none;
 }
 
 /* The string header name of message, or "(none)". */
@@ -96,7 +100,8 @@ static amqp_bytes_t string_header(const amqp_message_t *message, const char *nam
     for (i = 0; i < headers->num_entries; ++i) {
         const amqp_table_entry_t *entry = &headers->entries[i];
         if (entry->key.len == strlen(name) && memcmp(entry->key.bytes, name, entry->key.len) == 0 &&
-            (entry->value.kind == AMQP_FIELD_KIND_UTF8 || entry->value.kind == AMQP_FIELD_KIND_BYTES))
+            (entry->value.kind == AMQP_FIELD_KIND_UTF8 ||
+             entry->value.kind == AMQP_FIELD_KIND_BYTES))
             return entry->value.value.bytes;
     }
     return none;
@@ -108,8 +113,10 @@ static int read_dead_letters(amqp_connection_state_t conn, const char *queue) {
     int redelivered;
     long count = 0;
     while (get_one(conn, queue, 1, &message, &tag, &redelivered)) {
-        const amqp_bytes_t id = message_id(&message), reason = string_header(&message, "x-death-reason");
-        printf("dead %.*s %.*s\n", (int)id.len, (const char *)id.bytes, (int)reason.len, (const char *)reason.bytes);
+        const amqp_bytes_t id = message_id(&message),
+                           reason = string_header(&message, "x-death-reason");
+        printf("dead %.*s %.*s\n", (int)id.len, (const char *)id.bytes, (int)reason.len,
+               (const char *)reason.bytes);
         ++count;
         amqp_destroy_message(&message);
         amqp_maybe_release_buffers(conn);

@@ -27,8 +27,9 @@ void agent_fail(const char *what, qy_error *err) {
 
 void agent_usage_error(const char *message) {
     fprintf(stderr, "chaos_agent: %s\n", message);
-    fprintf(stderr, "usage: chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD\n"
-                    "       chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS\n");
+    fprintf(stderr,
+            "usage: chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD\n"
+            "       chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS\n");
     exit(2);
 }
 
@@ -82,8 +83,9 @@ qy_client *agent_connect(const char *url, const char *name, const char *queue) {
         qy_client_options_set_reconnect(opts, -1, 200, 2.0, 2000, 1, &err) != QY_OK)
         agent_fail("client options", err);
     if (heartbeat != NULL &&
-        qy_client_options_set_heartbeat(opts, (uint16_t)agent_number(heartbeat, 1, 600, "QUEUEY_CHAOS_HEARTBEAT_S"),
-                                        &err) != QY_OK)
+        qy_client_options_set_heartbeat(
+            opts, (uint16_t)agent_number(heartbeat, 1, 600, "QUEUEY_CHAOS_HEARTBEAT_S"), &err) !=
+            QY_OK)
         agent_fail("qy_client_options_set_heartbeat", err);
     if (qy_client_new(url, opts, &client, &err) != QY_OK) agent_fail("qy_client_new", err);
     qy_client_options_free(opts);
