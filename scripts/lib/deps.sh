@@ -95,3 +95,22 @@ queuey_celery_python() {
     fi
     printf '%s\n' "$venv/bin/python"
 }
+
+# Toxiproxy (a TCP proxy that injects faults, for the chaos suite), pinned, built with
+# `go install` from the Go module proxy into a cache directory of its own (the binary of
+# cmd/server is named `server`). Installs it once; prints the server's path.
+QUEUEY_TOXIPROXY_VERSION=v2.5.0
+
+queuey_toxiproxy_server() {
+    local bin=${XDG_CACHE_HOME:-$HOME/.cache}/queuey/toxiproxy-$QUEUEY_TOXIPROXY_VERSION
+    if [[ ! -x $bin/server ]]; then
+        command -v go >/dev/null 2>&1 || {
+            echo "deps: go is needed to install Toxiproxy (go install)" >&2
+            return 1
+        }
+        echo "deps: installing Toxiproxy $QUEUEY_TOXIPROXY_VERSION into $bin" >&2
+        GOBIN=$bin go install "github.com/Shopify/toxiproxy/v2/cmd/server@$QUEUEY_TOXIPROXY_VERSION" \
+            </dev/null >&2 || return 1
+    fi
+    printf '%s\n' "$bin/server"
+}

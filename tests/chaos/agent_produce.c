@@ -1,0 +1,105 @@
+/*
+ * chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD
+ *
+ * Enqueues COUNT jobs with payload PAYLOAD (a JSON value: it tells the worker what to
+ * do, see agent_work.c) from THREADS threads sharing one producer, each enqueue waiting
+ * for its confirm. Prints, per job:
+ *   enqueued <job_id> <ms>                     the broker confirmed it after <ms>
+ *   failed <job_id> <ms> <status> <message>    the call failed after <ms>
+ * and at the end:
+ *   produced ok=<n> failed=<n> max_ms=<ms> timeout_ms=<publish timeout>
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+struct production {
+    qy_producer *producer;
+    const char *queue;
+    const char *payload;
+    long count;
+    long next; /* the next job to enqueue; taken under lock */
+    long ok, failed;
+    int64_t max_ms;
+    pthread_mutex_t lock;
+};
+
+static int take_job(struct production *p) {
+    int more;
+    pthread_mutex_lock(&p->lock);
+    more = p->next < p->count;
+    if (more) ++p->next;
+    pthread_mutex_unlock(&p->lock);
+    return more;
+}
+
+static void record(struct production *p, int ok, int64_t ms) {
+    pthread_mutex_lock(&p->lock);
+    if (ok)
+        ++p->ok;
+    else
+        ++p->failed;
+    if (ms > p->max_ms) p->max_ms = ms;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *enqueue_jobs(void *arg) {
+    struct production *p = arg;
+    while (take_job(p)) {
+        qy_envelope *env = NULL;
+        qy_error *err = NULL;
+        int64_t start, took;
+        if (qy_envelope_new(AGENT_JOB_TYPE, p->queue, p->payload, strlen(p->payload), &env, &err) !=
+            QY_OK)
+            agent_fail("qy_envelope_new", err);
+        start = agent_now_ms();
+        if (qy_producer_enqueue(p->producer, env, &err) == QY_OK) {
+            took = agent_now_ms() - start;
+            agent_line("enqueued %s %lld", qy_envelope_job_id(env), (long long)took);
+        } else {
+            took = agent_now_ms() - start;
+            agent_line("failed %s %lld %s %s", qy_envelope_job_id(env), (long long)took,
+                       qy_status_name(qy_error_status(err)), qy_error_message(err));
+        }
+        record(p, err == NULL, took);
+        qy_error_free(err);
+        qy_envelope_free(env);
+    }
+    return NULL;
+}
+
+int agent_produce(int argc, char **argv) {
+    struct production p;
+    pthread_t threads[64];
+    qy_client *client;
+    qy_error *err = NULL;
+    long thread_count, i;
+
+    if (argc != 5) agent_usage_error("produce takes URL QUEUE COUNT THREADS PAYLOAD");
+    memset(&p, 0, sizeof p);
+    p.queue = argv[1];
+    p.count = agent_number(argv[2], 1, 10000000, "COUNT");
+    thread_count = agent_number(argv[3], 1, 64, "THREADS");
+    p.payload = argv[4];
+    pthread_mutex_init(&p.lock, NULL);
+
+    client = agent_connect(argv[0], "chaos_agent produce", p.queue);
+    if (qy_producer_new(client, &p.producer, &err) != QY_OK) agent_fail("qy_producer_new", err);
+    for (i = 0; i < thread_count; ++i)
+        if (pthread_create(&threads[i], NULL, enqueue_jobs, &p) != 0) {
+            fprintf(stderr, "chaos_agent: pthread_create failed\n");
+            return 3;
+        }
+    for (i = 0; i < thread_count; ++i) pthread_join(threads[i], NULL);
+
+    agent_line("produced ok=%ld failed=%ld max_ms=%lld timeout_ms=%d", p.ok, p.failed,
+               (long long)p.max_ms, AGENT_PUBLISH_TIMEOUT_MS);
+    qy_producer_free(p.producer);
+    qy_client_free(client);
+    pthread_mutex_destroy(&p.lock);
+    return 0;
+}

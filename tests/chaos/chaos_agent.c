@@ -1,0 +1,106 @@
+/*
+ * chaos_agent: the producer and worker processes of the chaos suite (test_chaos.py).
+ *
+ *   chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD    (agent_produce.c)
+ *   chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS    (agent_work.c)
+ *
+ * QUEUEY_CHAOS_HEARTBEAT_S, when set, is the AMQP heartbeat in seconds.
+ * Exit status: 0 when done, 2 for bad arguments, 3 when a queuey call fails.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "agent.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void agent_fail(const char *what, qy_error *err) {
+    fprintf(stderr, "chaos_agent: %s: %s (%s)\n", what, qy_error_message(err),
+            qy_status_name(qy_error_status(err)));
+    qy_error_free(err);
+    exit(3);
+}
+
+void agent_usage_error(const char *message) {
+    fprintf(stderr, "chaos_agent: %s\n", message);
+    fprintf(stderr,
+            "usage: chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD\n"
+            "       chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS\n");
+    exit(2);
+}
+
+long agent_number(const char *text, long min, long max, const char *what) {
+    char *end = NULL;
+    long value;
+    errno = 0;
+    value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
+        char message[160];
+        snprintf(message, sizeof message, "%s must be a whole number from %ld to %ld, not \"%s\"",
+                 what, min, max, text);
+        agent_usage_error(message);
+    }
+    return value;
+}
+
+int64_t agent_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+void agent_line(const char *format, ...) {
+    va_list args;
+    flockfile(stdout);
+    va_start(args, format);
+    vprintf(format, args);
+    va_end(args);
+    putchar('\n');
+    fflush(stdout);
+    funlockfile(stdout);
+}
+
+static void log_to_stderr(qy_log_level level, const char *message, void *user_data) {
+    fprintf(stderr, "%s log %d: %s\n", (const char *)user_data, (int)level, message);
+}
+
+qy_client *agent_connect(const char *url, const char *name, const char *queue) {
+    qy_error *err = NULL;
+    qy_client_options *opts = NULL;
+    qy_client *client = NULL;
+    qy_queue_config *config = NULL;
+    const char *heartbeat = getenv("QUEUEY_CHAOS_HEARTBEAT_S");
+
+    if (qy_client_options_new(&opts, &err) != QY_OK ||
+        qy_client_options_set_connection_name(opts, name, &err) != QY_OK ||
+        qy_client_options_set_log(opts, log_to_stderr, (void *)name, NULL, &err) != QY_OK ||
+        qy_client_options_set_publish_timeout_ms(opts, AGENT_PUBLISH_TIMEOUT_MS, &err) != QY_OK ||
+        qy_client_options_set_connect_timeout_ms(opts, 5000, &err) != QY_OK ||
+        qy_client_options_set_reconnect(opts, -1, 200, 2.0, 2000, 1, &err) != QY_OK)
+        agent_fail("client options", err);
+    if (heartbeat != NULL &&
+        qy_client_options_set_heartbeat(
+            opts, (uint16_t)agent_number(heartbeat, 1, 600, "QUEUEY_CHAOS_HEARTBEAT_S"), &err) !=
+            QY_OK)
+        agent_fail("qy_client_options_set_heartbeat", err);
+    if (qy_client_new(url, opts, &client, &err) != QY_OK) agent_fail("qy_client_new", err);
+    qy_client_options_free(opts);
+
+    if (qy_queue_config_new(queue, &config, &err) != QY_OK ||
+        qy_client_declare(client, config, &err) != QY_OK)
+        agent_fail("declaring the queue", err);
+    qy_queue_config_free(config);
+    return client;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) agent_usage_error("a mode is needed");
+    if (strcmp(argv[1], "produce") == 0) return agent_produce(argc - 2, argv + 2);
+    if (strcmp(argv[1], "work") == 0) return agent_work(argc - 2, argv + 2);
+    agent_usage_error("unknown mode");
+    return 2;
+}

@@ -1,0 +1,365 @@
+"""The processes of the chaos suite and the figures it counts: a private broker
+(scripts/broker), Toxiproxy, chaos_agent producers and workers, broker_probe.
+
+Everything listens on and connects to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SOURCE_ROOT = Path(os.environ.get("QUEUEY_SOURCE_ROOT", Path(__file__).resolve().parents[2]))
+BROKER_SCRIPT = SOURCE_ROOT / "scripts" / "broker"
+AGENT = os.environ.get("QUEUEY_CHAOS_AGENT", "")
+PROBE = os.environ.get("QUEUEY_BROKER_PROBE", "")
+
+# The reason of a job whose lost-run budget (max_lost_runs, default 3) is spent.
+LOST_BUDGET_REASON = "lost 3 times: the worker was lost while running the job"
+# How far past its timeout a call may return and still count as bounded.
+CALL_SLACK_MS = 2000
+# How many of an agent's log lines are passed on to the test's stderr (a restarted
+# broker makes a worker log one line per recovered job).
+LOG_LINES_SHOWN = 20
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_env(text: str) -> dict[str, str]:
+    env = {}
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        env[key] = value.strip("'")
+    return env
+
+
+class Broker:
+    """The suite's own RabbitMQ node in DIR, driven through scripts/broker."""
+
+    def __init__(self, directory: str):
+        self.dir = directory
+        self.env: dict[str, str] = {}
+
+    def _script(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run([str(BROKER_SCRIPT), *args], capture_output=True, text=True, timeout=180)
+        if check and done.returncode != 0:
+            raise RuntimeError(f"scripts/broker {' '.join(args)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def start(self) -> None:
+        self.env = parse_env(self._script("start", self.dir))
+
+    def restart(self) -> None:
+        self.env = parse_env(self._script("restart", self.dir))
+
+    def kill(self) -> None:
+        self._script("kill", self.dir)
+
+    def stop(self) -> None:
+        self._script("stop", self.dir, check=False)
+
+    def ctl(self, *args: str) -> str:
+        return self._script("ctl", self.dir, "-q", *args)
+
+    @property
+    def url(self) -> str:
+        return self.env["QUEUEY_URL"]
+
+    @property
+    def port(self) -> int:
+        return int(self.env["QUEUEY_BROKER_PORT"])
+
+    def close_connections_named(self, name: str) -> int:
+        """rabbitmqctl close_connection for every connection whose client calls itself
+        name; returns how many it closed."""
+        closed = 0
+        for line in self.ctl("list_connections", "--no-table-headers", "pid", "client_properties").splitlines():
+            if f'"{name}"' in line:
+                self.ctl("close_connection", line.split()[0], "chaos: closed on purpose")
+                closed += 1
+        return closed
+
+
+def toxiproxy_server_path() -> str:
+    """Installs Toxiproxy when missing (scripts/lib/deps.sh); returns the server's path."""
+    done = subprocess.run(
+        ["bash", "-c", f'source "{SOURCE_ROOT}/scripts/lib/deps.sh" && queuey_toxiproxy_server'],
+        capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"cannot install Toxiproxy: {done.stderr.strip()}")
+    return done.stdout.strip().splitlines()[-1]
+
+
+class Toxiproxy:
+    """A Toxiproxy server on 127.0.0.1, driven through its HTTP API."""
+
+    def __init__(self):
+        self.api_port = free_port()
+        self.process = subprocess.Popen(
+            [toxiproxy_server_path(), "-host", "127.0.0.1", "-port", str(self.api_port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self._call("GET", "/version")
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.close()
+                    raise RuntimeError("Toxiproxy did not start")
+                time.sleep(0.1)
+
+    def _call(self, method: str, path: str, body: dict | None = None):
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.api_port}{path}", method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.read()
+
+    def proxy(self, name: str, upstream_port: int) -> int:
+        """A proxy from a new 127.0.0.1 port to 127.0.0.1:upstream_port; returns its port."""
+        port = free_port()
+        self._call("POST", "/proxies", {"name": name, "listen": f"127.0.0.1:{port}",
+                                        "upstream": f"127.0.0.1:{upstream_port}", "enabled": True})
+        return port
+
+    def amqp_url(self, name: str, broker_port: int) -> str:
+        """A proxy to the broker; returns the AMQP URL that connects through it."""
+        return f"amqp://guest:guest@127.0.0.1:{self.proxy(name, broker_port)}/%2f"
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Disabling a proxy closes every connection through it (both sides see a reset)."""
+        self._call("POST", f"/proxies/{name}", {"enabled": enabled})
+
+    def add_toxic(self, proxy: str, toxic: str, kind: str, stream: str, **attributes: int) -> None:
+        self._call("POST", f"/proxies/{proxy}/toxics",
+                   {"name": toxic, "type": kind, "stream": stream, "toxicity": 1.0, "attributes": attributes})
+
+    def remove_toxic(self, proxy: str, toxic: str) -> None:
+        self._call("DELETE", f"/proxies/{proxy}/toxics/{toxic}")
+
+    def delete(self, name: str) -> None:
+        self._call("DELETE", f"/proxies/{name}")
+
+    def close(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Agent:
+    """One chaos_agent process; its stdout is read line by line on a thread, its stderr
+    (queuey's log lines) kept, and the first of them passed on to ours."""
+
+    def __init__(self, *args: str):
+        self.process = subprocess.Popen([AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: list[str] = []
+        self.log: list[tuple[float, str]] = []  # (time.monotonic(), line)
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._log_reader = threading.Thread(target=self._read_log, daemon=True)
+        self._log_reader.start()
+
+    def _read_log(self) -> None:
+        for line in self.process.stderr:
+            self.log.append((time.monotonic(), line.rstrip("\n")))
+            if len(self.log) <= LOG_LINES_SHOWN:
+                sys.stderr.write(line)
+        if len(self.log) > LOG_LINES_SHOWN:
+            sys.stderr.write(f"... and {len(self.log) - LOG_LINES_SHOWN} more log lines\n")
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            with self._changed:
+                self.lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait_until(self, condition, timeout: float) -> bool:
+        """Waits until condition(lines) holds or the process has ended and said all."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not condition(self.lines):
+                left = deadline - time.monotonic()
+                if left <= 0 or (not self._reader.is_alive()):
+                    return condition(self.lines)
+                self._changed.wait(min(left, 0.2))
+        return True
+
+    def exited(self) -> bool:
+        """Whether the process has ended. Its output ends a moment before it can be
+        reaped, so an ended output waits for the exit instead of reading it as alive."""
+        if self._reader.is_alive():
+            return False
+        self.finish(10)
+        return True
+
+    def finish(self, timeout: float) -> int:
+        status = self.process.wait(timeout)
+        self._reader.join(timeout)
+        self._log_reader.join(timeout)
+        return status
+
+    def terminate(self, timeout: float = 30) -> int:
+        """SIGTERM (a graceful shutdown); waits for the process to end."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.finish(timeout)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.finish(10)
+
+    def first_log_after(self, since: float, text: str) -> float | None:
+        """When the first log line at or after since that contains text came, or None."""
+        return next((at for at, line in list(self.log) if at >= since and text in line), None)
+
+    def words(self, first: str) -> list[list[str]]:
+        return [line.split() for line in list(self.lines) if line.split(" ", 1)[0] == first]
+
+
+@dataclass
+class Figures:
+    """What one scenario counts (docs/reliability.md)."""
+
+    scenario: str
+    enqueued: int = 0          # enqueue calls that returned success
+    enqueue_failed: int = 0    # enqueue calls that returned an error (may or may not be in)
+    reached: int = 0           # enqueued jobs that reached a handler or q.dead
+    lost: int = 0              # enqueued jobs that neither succeeded nor reached q.dead
+    wrongly_dead: int = 0      # dead letters with a reason the scenario did not cause
+    duplicates: int = 0        # successful runs beyond one per job
+    reconnects: int = 0        # reconnects the workers logged
+    max_call_ms: int = 0       # the slowest enqueue call
+    call_timeout_ms: int = 0   # the timeout every call is held to
+    seconds: float = 0.0       # the scenario's wall time
+    measured: str = ""         # what else the scenario measured (detection times, ...)
+    notes: list[str] = field(default_factory=list)  # what went wrong
+
+    def calls_bounded(self) -> bool:
+        return self.max_call_ms <= self.call_timeout_ms + CALL_SLACK_MS
+
+
+class Scenario:
+    """The jobs of one scenario on a queue of its own: who enqueued, ran and dead-lettered what."""
+
+    def __init__(self, name: str, url: str):
+        self.name = name
+        self.queue = f"chaos.{name}.{os.getpid()}.{time.monotonic_ns() % 1_000_000}"
+        self.url = url
+        self.enqueued: set[str] = set()
+        self.workers: list[Agent] = []
+        self.figures = Figures(name)
+        self.started_at = time.monotonic()
+
+    def produce(self, count: int, payload: dict, threads: int = 1, url: str | None = None) -> set[str]:
+        agent = Agent("produce", url or self.url, self.queue, str(count), str(threads),
+                      json.dumps(payload, separators=(",", ":")))
+        status = agent.finish(300)
+        if status != 0:
+            raise RuntimeError(f"chaos_agent produce exited with {status}")
+        ids = {words[1] for words in agent.words("enqueued")}
+        self.enqueued |= ids
+        self.figures.enqueue_failed += len(agent.words("failed"))
+        for words in agent.words("enqueued") + agent.words("failed"):
+            self.figures.max_call_ms = max(self.figures.max_call_ms, int(words[2]))
+        totals = dict(word.split("=") for word in agent.words("produced")[0][1:])
+        self.figures.call_timeout_ms = int(totals["timeout_ms"])
+        return ids
+
+    def worker(self, concurrency: int = 0, max_attempts: int = 1, url: str | None = None) -> Agent:
+        agent = Agent("work", url or self.url, self.queue, str(concurrency), str(max_attempts))
+        self.workers.append(agent)
+        return agent
+
+    def lines(self, first: str) -> list[list[str]]:
+        return [words for agent in self.workers for words in agent.words(first)]
+
+    def succeeded(self) -> list[str]:
+        return [words[1] for words in self.lines("succeeded")]
+
+    def hook_dead(self) -> set[str]:
+        return {words[1] for words in self.lines("dead")}
+
+    def settled(self) -> set[str]:
+        return set(self.succeeded()) | self.hook_dead()
+
+    def wait_settled(self, timeout: float, ids: set[str] | None = None) -> bool:
+        """Waits until every job of ids (default: all enqueued) succeeded or was
+        dead-lettered, by any of the workers."""
+        wanted = self.enqueued if ids is None else ids
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if wanted <= self.settled():
+                return True
+            time.sleep(0.1)
+        return wanted <= self.settled()
+
+    def dead_letters(self) -> dict[str, str]:
+        """Takes every message off q.dead: job id -> x-death-reason."""
+        done = subprocess.run([PROBE, "dead", self.url, self.queue + ".dead"],
+                              capture_output=True, text=True, timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"broker_probe dead failed: {done.stderr.strip()}")
+        letters = {}
+        for line in done.stdout.splitlines():
+            if line.startswith("dead "):
+                _, job_id, reason = line.split(" ", 2)
+                letters[job_id] = reason
+        return letters
+
+    def finish(self, expected_dead: dict[str, str] | None = None) -> Figures:
+        """Stops the workers gracefully, reads q.dead and fills in the figures. A dead
+        letter is expected only for a job and with the exact reason in expected_dead."""
+        for agent in self.workers:
+            if agent.process.poll() is None:
+                agent.terminate()
+        letters = self.dead_letters()
+        expected_dead = expected_dead or {}
+        started = {words[1] for words in self.lines("started")}
+        succeeded = self.succeeded()
+        f = self.figures
+        f.enqueued = len(self.enqueued)
+        f.reached = len(self.enqueued & (started | set(letters)))
+        f.lost = len(self.enqueued - set(succeeded) - set(letters))
+        wrong = {job: reason for job, reason in letters.items() if expected_dead.get(job) != reason}
+        f.wrongly_dead = len(wrong)
+        if wrong:
+            reasons = sorted(set(wrong.values()))
+            f.notes.append(f"wrong dead-letter reasons: {reasons[:2]}")
+        missing = set(expected_dead) - set(letters)
+        if missing:
+            f.notes.append(f"{len(missing)} expected dead letters missing")
+        f.duplicates = len(succeeded) - len(set(succeeded))
+        f.reconnects = sum("reconnected to the broker" in line for agent in self.workers for _, line in agent.log)
+        f.seconds = time.monotonic() - self.started_at
+        return f
+
+
+def peek(url: str, queue: str) -> str:
+    """basic.get + reject(requeue) of the message at the head of queue, as the management
+    UI's "Get messages" does; returns broker_probe's line."""
+    done = subprocess.run([PROBE, "peek", url, queue], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise RuntimeError(f"broker_probe peek failed ({done.returncode}): {done.stdout}{done.stderr}")
+    return done.stdout.strip()

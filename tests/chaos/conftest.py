@@ -1,0 +1,53 @@
+"""Fixtures of the chaos suite (its broker and Toxiproxy) and the table of figures that
+ends the run."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from chaos_harness import AGENT, PROBE, Broker, Figures, Toxiproxy  # noqa: E402
+
+FIGURES: list[Figures] = []
+
+
+@pytest.fixture(scope="session")
+def broker():
+    if not (AGENT and PROBE):
+        pytest.fail("QUEUEY_CHAOS_AGENT and QUEUEY_BROKER_PROBE must name the built programs "
+                    "(run the suite with: meson test -C build --suite chaos)")
+    node = Broker(os.environ.get("QUEUEY_CHAOS_BROKER_DIR", os.path.abspath("chaos-broker")))
+    node.start()
+    yield node
+    node.stop()
+
+
+@pytest.fixture(scope="session")
+def toxiproxy():
+    server = Toxiproxy()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def record():
+    """Collects a scenario's figures for the table, also when its assertions fail."""
+    return FIGURES.append
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not FIGURES:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("chaos figures")
+    header = (f"{'scenario':<26} {'enqueued':>8} {'failed':>6} {'reached':>7} {'lost':>4} "
+              f"{'wrong dead':>10} {'dups':>4} {'reconn':>6} {'max call ms':>11} {'timeout ms':>10} {'s':>5}")
+    write(header)
+    for f in FIGURES:
+        write(f"{f.scenario:<26} {f.enqueued:>8} {f.enqueue_failed:>6} {f.reached:>7} {f.lost:>4} "
+              f"{f.wrongly_dead:>10} {f.duplicates:>4} {f.reconnects:>6} {f.max_call_ms:>11} {f.call_timeout_ms:>10} "
+              f"{f.seconds:>5.0f}" + "".join(f"  {text}" for text in [f.measured, "; ".join(f.notes)] if text))
