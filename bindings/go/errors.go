@@ -26,6 +26,7 @@ const (
 	StatusAuth               Status = C.QY_ERR_AUTH
 	StatusStaleDelivery      Status = C.QY_ERR_STALE_DELIVERY
 	StatusAlreadySettled     Status = C.QY_ERR_ALREADY_SETTLED
+	StatusNotSent            Status = C.QY_ERR_NOT_SENT
 )
 
 // String is the status's name as queuey.h spells it ("QY_ERR_TIMEOUT").
@@ -73,6 +74,7 @@ var (
 	ErrAuth               = &Error{Status: StatusAuth}
 	ErrStaleDelivery      = &Error{Status: StatusStaleDelivery}
 	ErrAlreadySettled     = &Error{Status: StatusAlreadySettled}
+	ErrNotSent            = &Error{Status: StatusNotSent}
 )
 
 // call runs a fallible C function, handing it the qy_error ** it takes last, and turns

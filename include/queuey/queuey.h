@@ -72,9 +72,11 @@ typedef enum qy_status {
     /** Well-formed JSON that is not a valid envelope: not an object, a required field
         missing, a field duplicated, of the wrong type or out of range. */
     QY_ERR_BAD_ENVELOPE = -11,
-    /** The broker cannot be reached, or the connection was lost. Retryable. */
+    /** The broker cannot be reached, or the connection was lost. Retryable. A publish
+        whose confirm was lost with the connection may or may not have been accepted. */
     QY_ERR_CONNECTION = -20,
-    /** No answer in time. A publish that timed out may or may not have been accepted. */
+    /** No answer in time. A publish that timed out after it was sent may or may not
+        have been accepted (one never sent gets QY_ERR_NOT_SENT). */
     QY_ERR_TIMEOUT = -21,
     /** The broker returned a mandatory publish: no queue of that name exists. */
     QY_ERR_UNROUTABLE = -22,
@@ -95,7 +97,13 @@ typedef enum qy_status {
         redelivers the job). */
     QY_ERR_STALE_DELIVERY = -29,
     /** The delivery was already settled. */
-    QY_ERR_ALREADY_SETTLED = -30
+    QY_ERR_ALREADY_SETTLED = -30,
+    /** A publish that the publish timeout ended before it was written to the broker
+        (the connection was down and reconnecting, or the broker blocked publishing):
+        the job is certainly not in the queue, and publishing it again makes no
+        duplicate. A publish that was sent but not confirmed in time gets QY_ERR_TIMEOUT
+        instead (it may or may not be in the queue). @since 0.2.0 */
+    QY_ERR_NOT_SENT = -31
 } qy_status;
 
 /**

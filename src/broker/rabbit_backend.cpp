@@ -12,7 +12,8 @@ namespace {
 
 // A declare or subscribe runs on the I/O thread, which waits for it at most this long:
 // never longer than a caller waits for it.
-ConnectionOptions bounded_rpcs(ConnectionOptions options, std::chrono::milliseconds publish_timeout) {
+ConnectionOptions bounded_rpcs(ConnectionOptions options,
+                               std::chrono::milliseconds publish_timeout) {
     options.session.rpc_timeout = std::min(options.session.rpc_timeout, publish_timeout);
     return options;
 }
@@ -42,8 +43,9 @@ QueueConfig RabbitBackend::config_of(const std::string &queue) const {
     const auto found = configs_.find(queue);
     if (found == configs_.end())
         throw Error(QY_ERR_INVALID_ARGUMENT, "queue",
-                    "queue '" + queue + "' was not declared by this client; declare it first "
-                    "(a hold queue routes back to it by name and must know its durability)");
+                    "queue '" + queue +
+                        "' was not declared by this client; declare it first "
+                        "(a hold queue routes back to it by name and must know its durability)");
     return found->second;
 }
 
@@ -59,9 +61,11 @@ std::vector<PublishOutcome> RabbitBackend::publish(const std::vector<Envelope> &
         if (delay) {
             QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
             target = hold.name;
-            if (std::find(holds.begin(), holds.end(), hold) == holds.end()) holds.push_back(std::move(hold));
+            if (std::find(holds.begin(), holds.end(), hold) == holds.end())
+                holds.push_back(std::move(hold));
         }
-        messages.push_back({std::move(target), publish_properties(envelope), encode_envelope(envelope)});
+        messages.push_back(
+            {std::move(target), publish_properties(envelope), encode_envelope(envelope)});
     }
     return publish_messages(std::move(messages), std::move(holds));
 }
@@ -71,13 +75,18 @@ std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<Outgoing
     const std::size_t count = messages.size();
     if (count == 0) return {};
     auto waiter = std::make_shared<PublishWaiter>(count);
+    auto claim = std::make_shared<CommandClaim>();
     const auto until = deadline();
-    connection_.publish(std::move(messages), waiter, until, std::move(holds));
-    if (!waiter->wait_until(until))
-        return waiter->outcomes_or({QY_ERR_TIMEOUT, "the broker did not confirm the publish within " +
-                                                        std::to_string(publish_timeout_.count()) +
-                                                        " ms; the job may or may not have been accepted"});
-    return waiter->outcomes();
+    connection_.publish(std::move(messages), waiter, until, claim, std::move(holds));
+    if (waiter->wait_until(until)) return waiter->outcomes();
+    const std::string within = " within " + std::to_string(publish_timeout_.count()) + " ms";
+    if (claim->abandon())  // never started: the I/O thread will not send it later either
+        return waiter->outcomes_or(
+            {QY_ERR_NOT_SENT, "not sent" + within +
+                                  " (the connection was down, or the broker blocked "
+                                  "publishing); the job is not in the queue"});
+    return waiter->outcomes_or({QY_ERR_TIMEOUT, "the broker did not confirm the publish" + within +
+                                                    "; the job may or may not have been accepted"});
 }
 
 std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> &queues) {

@@ -90,7 +90,9 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
                               const std::string &what) {
     auto promise = std::make_shared<std::promise<Result>>();
     auto future = promise->get_future();
-    post({[promise, body](AmqpSession &session) {
+    auto claim = std::make_shared<CommandClaim>();
+    post({[promise, body, claim](AmqpSession &session) {
+              if (!claim->start()) return;  // its caller gave up: never done later
               try {
                   if constexpr (std::is_void_v<Result>) {
                       body(session);
@@ -108,8 +110,14 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
           [promise](const Error &error) {
               promise->set_exception(std::make_exception_ptr(error));
           }});
-    if (future.wait_until(deadline) != std::future_status::ready)
-        throw Error(QY_ERR_TIMEOUT, "", what + ": no answer from the broker in time");
+    if (future.wait_until(deadline) != std::future_status::ready) {
+        if (claim->abandon())
+            throw Error(QY_ERR_TIMEOUT, "",
+                        what +
+                            ": not done in time (the connection was down or busy); it will not be "
+                            "done later");
+        future.wait();  // under way on the I/O thread, whose RPC timeout bounds it
+    }
     return future.get();
 }
 
@@ -135,19 +143,26 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
 
 void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
                                std::shared_ptr<PublishWaiter> waiter, Clock::time_point deadline,
+                               std::shared_ptr<CommandClaim> claim,
                                std::vector<QueueSpec> declare_first) {
     auto batch = std::make_shared<std::vector<OutgoingMessage>>(std::move(messages));
     auto fail_from = [batch, waiter](std::size_t first, const Error &error) {
         for (std::size_t i = first; i < batch->size(); ++i)
             waiter->complete(i, {error.status(), error.what()});
     };
-    post({[this, batch, waiter, deadline, fail_from,
+    // Never written: the job is certainly not in the queue. The status stays the
+    // connection's (a caller may retry on QY_ERR_CONNECTION); the message says it.
+    auto unsent_from = [fail_from](std::size_t first, const Error &error) {
+        fail_from(first, Error(error.status(), "", std::string("not sent: ") + error.what()));
+    };
+    post({[this, batch, waiter, deadline, claim, fail_from, unsent_from,
            declare_first = std::move(declare_first)](AmqpSession &session) {
+              if (!claim->start()) return;  // the caller gave up and reported them unsent
               for (const QueueSpec &spec : declare_first) {
                   try {
                       declare_now(session, spec);
                   } catch (const ConnectionLost &error) {
-                      fail_from(0, error);
+                      unsent_from(0, error);
                       throw;  // the I/O thread reconnects
                   } catch (const Error &error) {
                       fail_from(0, error);  // a refused declare: nothing is published
@@ -156,8 +171,9 @@ void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
               }
               for (std::size_t i = 0; i < batch->size(); ++i) {
                   if (Clock::now() > deadline) {
-                      waiter->complete(
-                          i, {QY_ERR_TIMEOUT, "not published: timed out before it could be sent"});
+                      waiter->complete(i, {QY_ERR_NOT_SENT,
+                                           "not sent: the publish timeout passed before it "
+                                           "could be written (the job is not in the queue)"});
                       continue;
                   }
                   const OutgoingMessage &message = (*batch)[i];
@@ -165,13 +181,14 @@ void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
                       session.publish(publish_channel, message.queue, message.properties,
                                       message.body);
                   } catch (const Error &error) {
-                      fail_from(i, error);
+                      fail_from(i, error);  // maybe partly written: its outcome is unknown
+                      unsent_from(i + 1, error);
                       throw;
                   }
                   tracker_.published(message.properties.message_id, waiter, i, message.queue);
               }
           },
-          [fail_from](const Error &error) { fail_from(0, error); }});
+          [unsent_from](const Error &error) { unsent_from(0, error); }});
 }
 
 std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue,

@@ -15,6 +15,7 @@
 #include "../topology.hpp"
 #include "amqp_session.hpp"
 #include "amqp_url.hpp"
+#include "command_claim.hpp"
 #include "confirm_tracker.hpp"
 #include "delivery_queue.hpp"
 #include "own_redeliveries.hpp"
@@ -92,12 +93,15 @@ public:
     void declare(const QueueSpec &spec, bool remember, Clock::time_point deadline);
 
     // Publishes every message (mandatory, confirmed) and fills waiter's outcome for each
-    // index. Publishes not written by the deadline fail with QY_ERR_TIMEOUT unsent.
-    // declare_first is declared (not remembered) in the same turn, right before the
-    // publishes: a hold queue's lease then starts as late as it can. When one of those
-    // declares fails, every message fails with its error, unsent.
+    // index. Publishes not written by the deadline fail with QY_ERR_NOT_SENT, and so do
+    // all of them when the caller abandons claim before the I/O thread starts on them
+    // (the caller then fills their outcomes). declare_first is declared (not remembered)
+    // in the same turn, right before the publishes: a hold queue's lease then starts as
+    // late as it can. When one of those declares fails, every message fails with its
+    // error, unsent.
     void publish(std::vector<OutgoingMessage> messages, std::shared_ptr<PublishWaiter> waiter,
-                 Clock::time_point deadline, std::vector<QueueSpec> declare_first = {});
+                 Clock::time_point deadline, std::shared_ptr<CommandClaim> claim,
+                 std::vector<QueueSpec> declare_first = {});
 
     // Opens a channel with basic.qos(prefetch) and consumes queue; deliveries arrive in
     // sink. Throws Error.

@@ -114,7 +114,10 @@ TEST_F(Reconnect, APublishDuringAnOutageIsConfirmedAfterTheReconnectOrFails) {
     ASSERT_TRUE(eventually([&] { return reconnects() > before; }, 60s)) << "no reconnect";
     const auto error = publish.get();
     raw_.emplace(endpoint());
-    if (error) {
+    if (error && error->status() == QY_ERR_NOT_SENT) {
+        EXPECT_EQ(raw_->message_count(config.name), 0u)
+            << "a publish reported not sent is in the queue";
+    } else if (error) {
         EXPECT_TRUE(error->status() == QY_ERR_CONNECTION || error->status() == QY_ERR_TIMEOUT)
             << error->what();
     } else {
@@ -123,6 +126,47 @@ TEST_F(Reconnect, APublishDuringAnOutageIsConfirmedAfterTheReconnectOrFails) {
         EXPECT_EQ(message->message_id, env.job_id);
     }
     producer_->enqueue(job(config.name));  // and the producer works again
+}
+
+TEST_F(Reconnect, CallsWhoseCallerGaveUpDuringAnOutageAreNeverDoneLater) {
+    // A consumer and a publish asked for while the broker is away, each given up after
+    // the publish timeout: after the reconnect neither may happen (an orphan consumer
+    // would hold jobs unacknowledged for the client's whole life).
+    const auto config = declare_queue();
+    auto options = backend_options(endpoint(), unique_name("gave-up"));
+    options.publish_timeout = 1s;
+    options.connection.reconnect.backoff = {3s, 1.0, 3s, false};  // the 2nd attempt 3 s on
+    auto backend = std::make_shared<queuey::RabbitBackend>(options);
+    backend->declare(config);
+    queuey::Producer producer(backend);
+    const std::uint64_t before = backend->connection().counters().reconnects;
+
+    stop_app(endpoint());
+    std::this_thread::sleep_for(300ms);  // the I/O thread sees the close and waits to reconnect
+    const auto subscribe = error_of([&] { backend->consume(config.name); });
+    ASSERT_TRUE(subscribe) << "a subscribe succeeded while the broker was away";
+    EXPECT_EQ(subscribe->status(), QY_ERR_TIMEOUT) << subscribe->what();
+    const queuey::Envelope unsent = job(config.name);
+    const auto publish = error_of([&] { producer.enqueue(unsent); });
+    ASSERT_TRUE(publish);
+    EXPECT_EQ(publish->status(), QY_ERR_NOT_SENT) << publish->what();
+    start_app(endpoint());
+    ASSERT_TRUE(
+        eventually([&] { return backend->connection().counters().reconnects > before; }, 60s))
+        << "no reconnect";
+    raw_.emplace(endpoint());  // the fixture's own connection died with the application
+
+    for (int i = 0; i < 3; ++i) producer.enqueue(job(config.name));
+    std::this_thread::sleep_for(500ms);  // time for an orphan consumer to take them
+    EXPECT_TRUE(consumer_prefetches(endpoint(), config.name).empty())
+        << "the given-up subscribe ran later";
+    const QueueCounts counts = queue_counts(endpoint(), config.name);
+    EXPECT_EQ(counts.ready, 3) << "jobs held by an orphan consumer";
+    EXPECT_EQ(counts.unacknowledged, 0);
+    for (const RawMessage &message : raw_->drain(config.name))
+        EXPECT_NE(message.message_id, unsent.job_id)
+            << "the publish reported not sent was sent later";
+    backend->close();
 }
 
 TEST_F(Reconnect, ABlockOfALostConnectionDoesNotCarryOverToTheNewOne) {

@@ -19,6 +19,7 @@ typedef enum qy_status {
     QY_ERR_AUTH = -28,
     QY_ERR_STALE_DELIVERY = -29,
     QY_ERR_ALREADY_SETTLED = -30,
+    QY_ERR_NOT_SENT = -31,
 } qy_status;
 const char *qy_status_name(qy_status status);
 typedef struct qy_error qy_error;

@@ -28,6 +28,7 @@ class Status(enum.IntEnum):
     AUTH = -28
     STALE_DELIVERY = -29
     ALREADY_SETTLED = -30
+    NOT_SENT = -31
 
 
 class QueueyError(Exception):
@@ -59,7 +60,7 @@ class EnvelopeError(QueueyError, ValueError):
 
 class BrokerError(QueueyError):
     """The broker could not be reached or refused something (CONNECTION, TIMEOUT,
-    UNROUTABLE, NACKED, PRECONDITION_FAILED, BROKER, UNSUPPORTED, AUTH)."""
+    UNROUTABLE, NACKED, PRECONDITION_FAILED, BROKER, UNSUPPORTED, AUTH, NOT_SENT)."""
 
 
 class ClosedError(QueueyError):
@@ -84,6 +85,7 @@ _FAMILIES: dict[Status, type[QueueyError]] = {
     Status.BROKER: BrokerError,
     Status.UNSUPPORTED: BrokerError,
     Status.AUTH: BrokerError,
+    Status.NOT_SENT: BrokerError,
     Status.CLOSED: ClosedError,
     Status.STALE_DELIVERY: DeliveryError,
     Status.ALREADY_SETTLED: DeliveryError,
