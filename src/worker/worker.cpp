@@ -277,9 +277,8 @@ bool Worker::settle(Delivery &delivery, const JobOutcome &outcome,
         case JobOutcome::Kind::deferral: {
             // Costs no attempt and ignores the retry policy; comes back ahead of the backlog.
             const Envelope next = envelope.deferred(delivery.queue().deferral_priority());
-            return counted(
-                try_settle("defer", envelope, [&] { delivery.defer(next, outcome.defer_delay); }),
-                counters_.deferred);
+            return hold_or_dead_letter(delivery, "deferral", counters_.deferred,
+                                       [&] { delivery.defer(next, outcome.defer_delay); });
         }
         case JobOutcome::Kind::undecodable:
             return dead_letter(delivery, "decode error: " + outcome.message,
@@ -292,12 +291,9 @@ bool Worker::retry_or_give_up(Delivery &delivery, const std::string &error,
                               const RetryPolicy &policy) {
     thread_local std::mt19937_64 random{std::random_device{}()};
     const Envelope &envelope = delivery.envelope();
-    if (const auto delay = policy.retry_after(envelope.attempt, random)) {
-        const bool settled =
-            try_settle("retry", envelope, [&] { delivery.retry(envelope.next_attempt(), *delay); });
-        if (settled) ++counters_.retried;
-        return settled;
-    }
+    if (const auto delay = policy.retry_after(envelope.attempt, random))
+        return hold_or_dead_letter(delivery, "retry", counters_.retried,
+                                   [&] { delivery.retry(envelope.next_attempt(), *delay); });
     const std::uint32_t max_attempts = std::max<std::uint32_t>(policy.max_attempts, 1);
     return dead_letter(delivery,
                        "max attempts (" + std::to_string(max_attempts) +
@@ -347,11 +343,41 @@ bool Worker::try_settle(const char *what, const Envelope &envelope, Settle settl
         settle();
         return true;
     } catch (const std::exception &error) {
-        ++counters_.settle_failures;
-        options_.logger.warn(std::string("could not ") + what + " job " + envelope.job_id + ": " +
-                             error.what() + " (it stays unsettled; the broker redelivers it)");
+        settle_failed(what, envelope, error);
         return false;
     }
+}
+
+template <typename Hold>
+bool Worker::hold_or_dead_letter(Delivery &delivery, const char *what,
+                                 std::atomic<std::uint64_t> &counter, Hold hold) {
+    try {
+        hold();
+        ++counter;
+        return true;
+    } catch (const Error &error) {
+        // Refused for good: the hold queue exists with other arguments, or the delay
+        // (rounded to the queue's granularity) is past the longest hold. Every
+        // redelivery would fail the same way, so the job goes to the dead letters.
+        const qy_status status = error.status();
+        if (status == QY_ERR_PRECONDITION_FAILED || status == QY_ERR_INVALID_ARGUMENT) {
+            settle_failed(what, delivery.envelope(), error);
+            return dead_letter(delivery, std::string(what) + " refused: " + error.what(),
+                               counters_.dead_lettered_fatal);
+        }
+        settle_failed(what, delivery.envelope(), error);
+        return false;
+    } catch (const std::exception &error) {
+        settle_failed(what, delivery.envelope(), error);
+        return false;
+    }
+}
+
+void Worker::settle_failed(const char *what, const Envelope &envelope,
+                           const std::exception &error) {
+    ++counters_.settle_failures;
+    options_.logger.warn(std::string("could not settle job ") + envelope.job_id + " (" + what +
+                         "): " + error.what());
 }
 
 }  // namespace queuey

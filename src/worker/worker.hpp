@@ -91,6 +91,12 @@ private:
                      std::atomic<std::uint64_t> &cause);
     template <typename Settle>
     bool try_settle(const char *what, const Envelope &envelope, Settle settle);
+    // A retry or a deferral (hold publishes successor); counter counts it when it
+    // settled. A hold refused for good dead-letters the job "{what} refused: {error}".
+    template <typename Hold>
+    bool hold_or_dead_letter(Delivery &delivery, const char *what,
+                             std::atomic<std::uint64_t> &counter, Hold hold);
+    void settle_failed(const char *what, const Envelope &envelope, const std::exception &error);
     const RetryPolicy &policy_for(const Delivery &delivery, const Registration *registration,
                                   const JobOutcome *outcome) const;
 
