@@ -85,6 +85,14 @@ void publish_pipelined(RawConnection &connection, const std::string &queue, cons
     }
 }
 
+void publish_new_jobs(RawConnection &connection, const std::string &queue, std::size_t count,
+                      std::size_t batch) {
+    for (std::size_t published = 0; published < count; published += batch) {
+        const std::size_t size = std::min(batch, count - published);
+        publish_pipelined(connection, queue, JobSet(queue, size), size, size);
+    }
+}
+
 Owned<qy_client> connect_declared(const std::string &url, const std::string &queue,
                                   std::uint16_t prefetch, std::uint32_t granularity_ms) {
     qy_error *err = nullptr;

@@ -35,6 +35,11 @@ private:
 void publish_pipelined(RawConnection &connection, const std::string &queue, const JobSet &jobs,
                        std::size_t count, std::size_t batch);
 
+// Publishes `count` new jobs to queue like publish_pipelined, making the envelopes of
+// each batch just before it: a million jobs at once would take gigabytes.
+void publish_new_jobs(RawConnection &connection, const std::string &queue, std::size_t count,
+                      std::size_t batch);
+
 // Throws std::runtime_error with the message of err (which it frees) unless status is
 // QY_OK. err by reference: read only here, after the call that fills it (the order in
 // which arguments are evaluated is unspecified).

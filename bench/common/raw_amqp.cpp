@@ -166,6 +166,9 @@ void RawConnection::ack(std::uint64_t delivery_tag) {
     check(amqp_basic_ack(state_, channel, delivery_tag, /*multiple=*/0), "acknowledging");
 }
 
-void RawConnection::ack_next(std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) ack(next_delivery_tag());
+void RawConnection::ack_next(std::size_t count, const std::function<void()> &after_each) {
+    for (std::size_t i = 0; i < count; ++i) {
+        ack(next_delivery_tag());
+        if (after_each) after_each();
+    }
 }

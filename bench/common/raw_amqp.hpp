@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,8 +53,8 @@ public:
     void consume(const std::string &queue, std::uint16_t prefetch);
     std::uint64_t next_delivery_tag();  // waits for the next delivery; drops its content
     void ack(std::uint64_t delivery_tag);
-    // Receives `count` deliveries and acks each as it comes.
-    void ack_next(std::size_t count);
+    // Receives `count` deliveries and acks each as it comes, then calls after_each (if set).
+    void ack_next(std::size_t count, const std::function<void()> &after_each = {});
 
 private:
     void check(amqp_rpc_reply_t reply, const char *doing);

@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace {
-
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t mid = values.size() / 2;
     return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
-
-}  // namespace
 
 Sample sample_of(const Timing &timing, std::size_t jobs) {
     const auto count = static_cast<double>(jobs);

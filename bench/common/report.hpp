@@ -21,6 +21,9 @@ struct Sample {
 
 Sample sample_of(const Timing &timing, std::size_t jobs);
 
+// The median of values (not empty).
+double median(std::vector<double> values);
+
 // Each figure's median on its own.
 Sample median(const std::vector<Sample> &samples);
 

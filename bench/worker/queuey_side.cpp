@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -20,8 +21,12 @@ constexpr std::chrono::seconds stall_limit{30};
 
 // What the handler shares with the thread that times the run.
 struct Progress {
+    Progress(std::size_t target, bool fail_once, const std::function<void()> &after_success)
+        : target(target), fail_once(fail_once), after_success(after_success) {}
+
     std::size_t target;
     bool fail_once;
+    const std::function<void()> &after_success;
     std::atomic<std::size_t> succeeded{0};  // handler calls that returned success
     std::mutex mutex;
     std::condition_variable changed;
@@ -41,6 +46,7 @@ struct Progress {
 qy_job_result no_op(qy_job *job, void *user_data) {
     auto &progress = *static_cast<Progress *>(user_data);
     if (progress.fail_once && qy_envelope_attempt(qy_job_envelope(job)) == 1) return QY_JOB_RETRY;
+    if (progress.after_success) progress.after_success();
     if (++progress.succeeded == progress.target) progress.finish();
     return QY_JOB_SUCCESS;
 }
@@ -98,9 +104,7 @@ std::string hold_queue_of(const std::string &queue) {
 
 Timing queuey_run(const WorkerWorkload &w) {
     const auto client = connect(w);
-    Progress progress;
-    progress.target = w.count;
-    progress.fail_once = w.fail_once;
+    Progress progress(w.count, w.fail_once, w.after_job);
     const auto worker = new_worker(client.get(), w, progress);
 
     const Stopwatch stopwatch;

@@ -20,7 +20,7 @@ Timing raw_run(const WorkerWorkload &w) {
     if (!w.fail_once) {
         const Stopwatch stopwatch;
         consumer.consume(w.queue, w.prefetch);
-        consumer.ack_next(w.count);
+        consumer.ack_next(w.count, w.after_job);
         return stopwatch.elapsed();
     }
     RawConnection publisher(w.url);  // own socket: confirms and deliveries do not mix

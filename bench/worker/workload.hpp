@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 class JobSet;
@@ -20,6 +21,9 @@ struct WorkerWorkload {
     std::uint16_t prefetch;
     std::uint32_t concurrency;  // the queuey worker's threads
     bool fail_once;             // every job fails its first attempt with a retryable error
+    // If set, the drains call it after each job's ack (raw) or success (queuey, in its
+    // handler): the soak samples memory there.
+    std::function<void()> after_job{};
 };
 
 // Receives and acks the `count` preloaded jobs (fail_once: see raw_side.cpp).
