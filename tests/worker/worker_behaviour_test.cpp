@@ -109,6 +109,21 @@ protected:
         return *threads_.back();
     }
 
+    // For the lost-run tests: a started worker of q with the lost-run budget
+    // max_lost_runs, whose handler succeeds and records its runs.
+    struct Started {
+        Worker &worker;
+        WorkerThread &thread;
+    };
+    Started start_succeeding(const QueueConfig &q, std::uint32_t max_lost_runs, Runs &runs) {
+        WorkerOptions options = options_for(q);
+        options.max_lost_runs = max_lost_runs;
+        Worker &worker = make_worker(std::move(options));
+        worker.register_handler(job_type,
+                                recording(runs, [](const Job &) { return JobOutcome::success(); }));
+        return {worker, start(worker)};
+    }
+
     Envelope enqueue(const std::string &queue, const std::string &type = job_type,
                      const std::string &payload = R"({"n":1})") {
         Envelope env = Envelope::create(type, queue, payload);
@@ -651,13 +666,8 @@ TEST_P(WorkerBehaviour, AJobLostAsOftenAsTheQueuesBudgetIsDeadLetteredWithoutRun
     lose_twice(*under_, q);
     if (HasFatalFailure()) return;
 
-    WorkerOptions options = options_for(q);
-    options.max_lost_runs = 5;  // the queue's own budget wins
-    Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type,
-                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
-    WorkerThread &thread = start(worker);
+    auto [worker, thread] = start_succeeding(q, 5, runs);  // the queue's own budget wins
     const auto dead = wait_dead_letters(q.name, 1);
     thread.stop();
 
@@ -675,13 +685,8 @@ TEST_P(WorkerBehaviour, BelowTheWorkersBudgetALostJobIsRequeuedWithItsCountAndRu
     lose_twice(*under_, q);
     if (HasFatalFailure()) return;
 
-    WorkerOptions options = options_for(q);
-    options.max_lost_runs = 3;
-    Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type,
-                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
-    WorkerThread &thread = start(worker);
+    auto [worker, thread] = start_succeeding(q, 3, runs);
     ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }));
     thread.stop();
 
@@ -695,13 +700,8 @@ TEST_P(WorkerBehaviour, AWorkersBudgetOfOneDeadLettersAtTheFirstLoss) {
     enqueue(q.name);
     under_->lose_a_worker(q.name);
 
-    WorkerOptions options = options_for(q);
-    options.max_lost_runs = 1;
-    Worker &worker = make_worker(std::move(options));
     Runs runs;
-    worker.register_handler(job_type,
-                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
-    WorkerThread &thread = start(worker);
+    auto [worker, thread] = start_succeeding(q, 1, runs);
     const auto dead = wait_dead_letters(q.name, 1);
     thread.stop();
 
@@ -1102,8 +1102,8 @@ TEST_P(WorkerBehaviour, FailedDeadLetterSettleIsCountedAndNotRetriedInALoop) {
     // queue, say) would then turn into a hot redelivery loop".
     const QueueConfig q = declare();
     if (!under_->remove_dead_letter_queue(q.name))
-        GTEST_SKIP()
-            << "the memory backend cannot remove a queue, so none of its dead-letter settles can fail";
+        GTEST_SKIP() << "the memory backend cannot remove a queue, so none of its dead-letter "
+                        "settles can fail";
     Worker &worker = make_worker(options_for(q));
     Runs runs;
     worker.register_handler(job_type,
