@@ -667,7 +667,9 @@ TEST_P(WorkerBehaviour, AJobLostAsOftenAsTheQueuesBudgetIsDeadLetteredWithoutRun
     if (HasFatalFailure()) return;
 
     Runs runs;
-    auto [worker, thread] = start_succeeding(q, 5, runs);  // the queue's own budget wins
+    const Started started = start_succeeding(q, 5, runs);
+    Worker &worker = started.worker;
+    WorkerThread &thread = started.thread;  // the queue's own budget wins
     const auto dead = wait_dead_letters(q.name, 1);
     thread.stop();
 
@@ -686,7 +688,9 @@ TEST_P(WorkerBehaviour, BelowTheWorkersBudgetALostJobIsRequeuedWithItsCountAndRu
     if (HasFatalFailure()) return;
 
     Runs runs;
-    auto [worker, thread] = start_succeeding(q, 3, runs);
+    const Started started = start_succeeding(q, 3, runs);
+    Worker &worker = started.worker;
+    WorkerThread &thread = started.thread;
     ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }));
     thread.stop();
 
@@ -701,7 +705,9 @@ TEST_P(WorkerBehaviour, AWorkersBudgetOfOneDeadLettersAtTheFirstLoss) {
     under_->lose_a_worker(q.name);
 
     Runs runs;
-    auto [worker, thread] = start_succeeding(q, 1, runs);
+    const Started started = start_succeeding(q, 1, runs);
+    Worker &worker = started.worker;
+    WorkerThread &thread = started.thread;
     const auto dead = wait_dead_letters(q.name, 1);
     thread.stop();
 
