@@ -839,7 +839,16 @@ typedef enum qy_counter {
     QY_COUNTER_SETTLE_FAILURES = 9,
     QY_COUNTER_IN_FLIGHT = 10,
     /** Dead-lettered after max_lost_runs lost runs. @since 0.2.0 */
-    QY_COUNTER_DEAD_LETTERED_LOST = 11
+    QY_COUNTER_DEAD_LETTERED_LOST = 11,
+    /** Bodies that were not a valid envelope, copied verbatim to the dead-letter queue
+        (x-death-reason "malformed envelope") and acknowledged; each is also logged as a
+        warning. Counted by the consumer before any handler could see them. @since 0.2.0 */
+    QY_COUNTER_DEAD_LETTERED_MALFORMED = 12,
+    /** Bodies that were not a valid envelope and could not be copied to the dead-letter
+        queue (it is missing, or the publish failed): rejected without requeue, so they
+        are gone for good. Logged as a warning. Not a settle failure: nothing comes back.
+        @since 0.2.0 */
+    QY_COUNTER_DROPPED_MALFORMED = 13
 } qy_counter;
 
 /**
