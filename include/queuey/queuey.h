@@ -665,7 +665,8 @@ QY_API void qy_consumer_free(qy_consumer *consumer);
  * Waits up to timeout_ms for the next job. On QY_OK, *out is a delivery (the caller's,
  * freed with qy_delivery_free()) or NULL when the time ran out. A body that is not a
  * valid envelope never comes out here: it is copied verbatim to the dead-letter queue
- * with x-death-reason "malformed envelope" and acknowledged.
+ * with x-death-reason "malformed envelope" and acknowledged (rejected without requeue
+ * when the copy fails), and logged as a warning through the client's log callback.
  * @since 0.1.0
  */
 QY_API qy_status qy_consumer_next(qy_consumer *consumer, uint32_t timeout_ms, qy_delivery **out,
