@@ -1,6 +1,8 @@
 // qy_consumer_* and qy_delivery_*: receiving and settling jobs.
 #include "guard.hpp"
 
+#include "../src/malformed_body_log.hpp"
+
 using queuey::capi::delay_of;
 using queuey::capi::guarded;
 using queuey::capi::make_handle;
@@ -11,8 +13,11 @@ extern "C" {
 
 qy_status qy_consumer_new(qy_client *client, const char *queue, qy_consumer **out, qy_error **err) {
     return make_handle(out, err, [&] {
-        auto backend = require(client, "client").backend;
-        auto consumer = backend->consume(std::string(require_text(queue, "queue")));
+        const qy_client &owner = require(client, "client");
+        auto backend = owner.backend;
+        auto consumer =
+            backend->consume({std::string(require_text(queue, "queue"))},
+                             std::make_shared<queuey::MalformedBodyLogger>(owner.logger));
         return qy_consumer{std::move(backend), std::move(consumer)};
     });
 }

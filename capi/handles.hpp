@@ -39,7 +39,7 @@ struct qy_client_options {
 
 struct qy_client {
     std::shared_ptr<queuey::Backend> backend;
-    queuey::Logger logger;                          // handed on to its workers
+    queuey::Logger logger;                          // handed on to its workers and consumers
     std::shared_ptr<queuey::MemoryBackend> memory;  // the same backend, for memory://
 };
 

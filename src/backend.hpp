@@ -4,6 +4,7 @@
 #pragma once
 
 #include "broker/publish_waiter.hpp"
+#include "consumer_observer.hpp"
 #include "envelope.hpp"
 #include "topology.hpp"
 
@@ -49,7 +50,8 @@ class Consumer {
 public:
     virtual ~Consumer() = default;
     // The next valid delivery, or nullptr when the timeout passes first. Malformed
-    // bodies never come out of here: they are copied to the dead-letter queue.
+    // bodies never come out of here: they are copied to the dead-letter queue (or
+    // dropped when that fails) and reported to the consumer's observer.
     virtual std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) = 0;
     // Stops the flow of new deliveries (basic.cancel on RabbitMQ, keeping the channels);
     // what was received already still comes out of next(), which then returns nullptr
@@ -71,8 +73,13 @@ public:
     virtual std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
                                                 std::optional<std::chrono::nanoseconds> delay) = 0;
     // Consumes declared queues, each with its prefetch; one consumer yields the
-    // deliveries of all of them.
-    virtual std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues) = 0;
+    // deliveries of all of them. observer (may be null) hears of what the consumer
+    // settles on its own; the consumer keeps it as long as it lives.
+    virtual std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues,
+                                              std::shared_ptr<ConsumerObserver> observer) = 0;
+    std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues) {
+        return consume(queues, nullptr);
+    }
     std::unique_ptr<Consumer> consume(const std::string &queue) {
         return consume(std::vector<std::string>{queue});
     }

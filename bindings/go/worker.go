@@ -284,6 +284,8 @@ const (
 	CounterSettleFailures          Counter = C.QY_COUNTER_SETTLE_FAILURES
 	CounterInFlight                Counter = C.QY_COUNTER_IN_FLIGHT
 	CounterDeadLetteredLost        Counter = C.QY_COUNTER_DEAD_LETTERED_LOST
+	CounterDeadLetteredMalformed   Counter = C.QY_COUNTER_DEAD_LETTERED_MALFORMED
+	CounterDroppedMalformed        Counter = C.QY_COUNTER_DROPPED_MALFORMED
 )
 
 // Counter reads a count of what the worker did; from any goroutine while it runs.

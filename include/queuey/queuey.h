@@ -673,7 +673,8 @@ QY_API void qy_consumer_free(qy_consumer *consumer);
  * Waits up to timeout_ms for the next job. On QY_OK, *out is a delivery (the caller's,
  * freed with qy_delivery_free()) or NULL when the time ran out. A body that is not a
  * valid envelope never comes out here: it is copied verbatim to the dead-letter queue
- * with x-death-reason "malformed envelope" and acknowledged.
+ * with x-death-reason "malformed envelope" and acknowledged (rejected without requeue
+ * when the copy fails), and logged as a warning through the client's log callback.
  * @since 0.1.0
  */
 QY_API qy_status qy_consumer_next(qy_consumer *consumer, uint32_t timeout_ms, qy_delivery **out,
@@ -847,7 +848,16 @@ typedef enum qy_counter {
     QY_COUNTER_SETTLE_FAILURES = 9,
     QY_COUNTER_IN_FLIGHT = 10,
     /** Dead-lettered after max_lost_runs lost runs. @since 0.2.0 */
-    QY_COUNTER_DEAD_LETTERED_LOST = 11
+    QY_COUNTER_DEAD_LETTERED_LOST = 11,
+    /** Bodies that were not a valid envelope, copied verbatim to the dead-letter queue
+        (x-death-reason "malformed envelope") and acknowledged; each is also logged as a
+        warning. Counted by the consumer before any handler could see them. @since 0.2.0 */
+    QY_COUNTER_DEAD_LETTERED_MALFORMED = 12,
+    /** Bodies that were not a valid envelope and could not be copied to the dead-letter
+        queue (it is missing, or the publish failed): rejected without requeue, so they
+        are gone for good. Logged as a warning. Not a settle failure: nothing comes back.
+        @since 0.2.0 */
+    QY_COUNTER_DROPPED_MALFORMED = 13
 } qy_counter;
 
 /**

@@ -89,11 +89,12 @@ std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<Outgoing
                                                     "; the job may or may not have been accepted"});
 }
 
-std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> &queues) {
+std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> &queues,
+                                                 std::shared_ptr<ConsumerObserver> observer) {
     std::vector<QueueConfig> configs;
     for (const std::string &queue : queues) configs.push_back(config_of(queue));
     if (configs.empty()) throw Error(QY_ERR_INVALID_ARGUMENT, "queue", "no queue to consume");
-    return std::make_unique<RabbitConsumer>(*this, configs);
+    return std::make_unique<RabbitConsumer>(*this, configs, std::move(observer));
 }
 
 void RabbitBackend::close() { connection_.close(); }

@@ -25,7 +25,8 @@ public:
     std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
                                         std::optional<std::chrono::nanoseconds> delay) override;
     using Backend::consume;
-    std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues) override;
+    std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues,
+                                      std::shared_ptr<ConsumerObserver> observer) override;
     void close() override;
 
     // Publishes prepared messages and waits for their outcomes (used by settles too),

@@ -22,8 +22,9 @@ AmqpProperties malformed_copy_properties(const std::string &queue, const std::st
 
 }  // namespace
 
-RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues)
-    : backend_(backend) {
+RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues,
+                               std::shared_ptr<ConsumerObserver> observer)
+    : backend_(backend), observer_(std::move(observer)) {
     try {
         for (const QueueConfig &config : queues) {
             const auto deadline = std::chrono::steady_clock::now() + backend.publish_timeout();
@@ -89,6 +90,9 @@ void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingD
     const bool copied = outcomes.front().status == QY_OK;
     backend_.connection().settle(source.subscription, delivery,
                                  copied ? Settlement::ack : Settlement::reject_drop);
+    if (observer_)
+        observer_->malformed_body(
+            {queue, problem, delivery.message_id, copied, outcomes.front().message});
 }
 
 RabbitDelivery::RabbitDelivery(RabbitBackend &backend, const QueueConfig &config,

@@ -15,7 +15,9 @@ class RabbitBackend;
 class RabbitConsumer final : public Consumer {
 public:
     // Subscribes to every queue; throws Error (and subscribes to none) if one fails.
-    RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues);
+    // observer may be null.
+    RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues,
+                   std::shared_ptr<ConsumerObserver> observer);
     ~RabbitConsumer() override;
 
     std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
@@ -27,12 +29,14 @@ private:
         std::shared_ptr<Subscription> subscription;
     };
     const Source &source_of(const IncomingDelivery &delivery) const;
-    // Copies a body that is not an envelope verbatim to the dead letters, then acks it.
+    // Copies a body that is not an envelope verbatim to the dead letters, then acks it;
+    // rejects it without requeue when the copy fails. Tells the observer either way.
     void dead_letter_malformed(const Source &source, const IncomingDelivery &delivery,
                                const std::string &problem);
     void cancel_all();
 
     RabbitBackend &backend_;
+    const std::shared_ptr<ConsumerObserver> observer_;
     std::shared_ptr<DeliveryQueue> deliveries_ = std::make_shared<DeliveryQueue>();
     std::vector<Source> sources_;
     std::atomic<bool> stopped_{false};

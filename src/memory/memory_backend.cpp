@@ -22,8 +22,10 @@ std::vector<PublishOutcome> MemoryBackend::publish(const std::vector<Envelope> &
     return broker_->publish(envelopes, delay);
 }
 
-std::unique_ptr<Consumer> MemoryBackend::consume(const std::vector<std::string> &queues) {
-    return std::make_unique<MemoryConsumer>(broker_, broker_->subscribe(queues));
+std::unique_ptr<Consumer> MemoryBackend::consume(const std::vector<std::string> &queues,
+                                                 std::shared_ptr<ConsumerObserver> observer) {
+    return std::make_unique<MemoryConsumer>(broker_, broker_->subscribe(queues),
+                                            std::move(observer));
 }
 
 void MemoryBackend::close() {

@@ -45,7 +45,8 @@ public:
     // Every queue must have been declared (else Error(QY_ERR_INVALID_ARGUMENT, "queue")).
     // At most prefetch unsettled deliveries per queue and consumer (0: no limit); the
     // queues take turns. Freeing the consumer puts its unsettled deliveries back.
-    std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues) override;
+    std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues,
+                                      std::shared_ptr<ConsumerObserver> observer) override;
     // Wakes every blocked next() (it throws QY_ERR_CLOSED), stops the hold timer and drops
     // the held jobs, and puts unsettled deliveries back into their queues (their settles
     // then throw QY_ERR_CLOSED). The snapshot stays readable. Idempotent.

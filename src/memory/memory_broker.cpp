@@ -196,20 +196,22 @@ void MemoryBroker::stop(const std::shared_ptr<MemorySubscription> &subscription)
     available_.notify_all();
 }
 
-std::unique_ptr<MemoryLease> MemoryBroker::take(
-    const std::shared_ptr<MemorySubscription> &subscription, Clock::time_point deadline) {
+MemoryBroker::Taken MemoryBroker::take(const std::shared_ptr<MemorySubscription> &subscription,
+                                       Clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     for (;;) {
         if (closed_) throw closed_error();
-        if (subscription->stopped) return nullptr;
-        if (auto lease = take_locked(subscription)) return lease;
-        if (Clock::now() >= deadline) return nullptr;
+        if (subscription->stopped) return {};
+        Taken taken = take_locked(subscription);
+        if (taken.lease || !taken.malformed.empty()) return taken;
+        if (Clock::now() >= deadline) return {};
         available_.wait_until(lock, deadline);
     }
 }
 
-std::unique_ptr<MemoryLease> MemoryBroker::take_locked(
+MemoryBroker::Taken MemoryBroker::take_locked(
     const std::shared_ptr<MemorySubscription> &subscription) {
+    Taken taken;
     const auto now = Clock::now();
     const std::size_t count = subscription->sources.size();
     for (std::size_t step = 0; step < count; ++step) {
@@ -221,7 +223,8 @@ std::unique_ptr<MemoryLease> MemoryBroker::take_locked(
         std::vector<Envelope> expired;
         while (auto queued = source.queue->pop(now, expired)) {
             if (!queued->message.malformed.empty()) {
-                dead_letter_malformed_locked(source, std::move(*queued), now);
+                taken.malformed.push_back(
+                    dead_letter_malformed_locked(source, std::move(*queued), now));
                 continue;
             }
             record_expired_locked(source.queue->name(), expired);
@@ -234,22 +237,27 @@ std::unique_ptr<MemoryLease> MemoryBroker::take_locked(
             lease->config = source.config;
             lease->message = std::move(*queued);
             leases_.insert(lease.get());
-            return lease;
+            taken.lease = std::move(lease);
+            return taken;
         }
         record_expired_locked(source.queue->name(), expired);
     }
-    return nullptr;
+    return taken;
 }
 
-void MemoryBroker::dead_letter_malformed_locked(const MemorySubscription::Source &source,
-                                                QueuedMessage queued, Clock::time_point now) {
+MalformedBody MemoryBroker::dead_letter_malformed_locked(const MemorySubscription::Source &source,
+                                                         QueuedMessage queued,
+                                                         Clock::time_point now) {
     // As RabbitConsumer does with a body that is not an envelope: a copy to the dead
-    // letters, never a delivery.
+    // letters, never a delivery. Its message-id on RabbitMQ would be the job id.
     const std::string &queue = source.config.name;
+    MalformedBody body{queue, queued.message.malformed, queued.message.envelope.job_id, false, ""};
     history_.dead_lettered(
         {queue, queued.message.envelope, "malformed envelope", queued.message.malformed});
-    route_locked(dead_letter_queue_name(queue), std::move(queued.message), now);
+    body.copied = route_locked(dead_letter_queue_name(queue), std::move(queued.message), now);
+    if (!body.copied) body.copy_failure = "no queue '" + dead_letter_queue_name(queue) + "'";
     idle_changed_.notify_all();
+    return body;
 }
 
 void MemoryBroker::record_expired_locked(const std::string &queue, std::vector<Envelope> &expired) {

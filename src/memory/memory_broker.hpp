@@ -67,13 +67,19 @@ public:
     // consumer's channel closes on RabbitMQ, unmarked (this process gave them back, none
     // was lost); settling them later fails with QY_ERR_STALE_DELIVERY.
     void cancel(const std::shared_ptr<MemorySubscription> &subscription);
-    // No new deliveries for the subscription: take() returns nullptr from now on, also
+    // No new deliveries for the subscription: take() returns no lease from now on, also
     // in the threads that wait in it. Its unsettled deliveries stay settleable.
     void stop(const std::shared_ptr<MemorySubscription> &subscription);
-    // The next message for the subscription, or nullptr once deadline passes or the
-    // subscription is stopped. Throws Error(QY_ERR_CLOSED) after close().
-    std::unique_ptr<MemoryLease> take(const std::shared_ptr<MemorySubscription> &subscription,
-                                      Clock::time_point deadline);
+    // What one take() got: the next message, and the malformed ones it dead-lettered on
+    // the way there (for the consumer to report once the lock is released).
+    struct Taken {
+        std::unique_ptr<MemoryLease> lease;
+        std::vector<MalformedBody> malformed;
+    };
+    // The next message for the subscription; returns early, without one, after it
+    // dead-lettered malformed ones. Nothing once deadline passes or the subscription is
+    // stopped. Throws Error(QY_ERR_CLOSED) after close().
+    Taken take(const std::shared_ptr<MemorySubscription> &subscription, Clock::time_point deadline);
 
     // Settles; each throws Error and leaves the lease unsettled on failure.
     void ack(MemoryLease &lease);
@@ -105,10 +111,9 @@ private:
 
     QueueConfig config_of_locked(const std::string &queue) const;
     bool route_locked(const std::string &queue, MemoryMessage message, Clock::time_point now);
-    std::unique_ptr<MemoryLease> take_locked(
-        const std::shared_ptr<MemorySubscription> &subscription);
-    void dead_letter_malformed_locked(const MemorySubscription::Source &source,
-                                      QueuedMessage queued, Clock::time_point now);
+    Taken take_locked(const std::shared_ptr<MemorySubscription> &subscription);
+    MalformedBody dead_letter_malformed_locked(const MemorySubscription::Source &source,
+                                               QueuedMessage queued, Clock::time_point now);
     void record_expired_locked(const std::string &queue, std::vector<Envelope> &expired);
     void expire_all_locked(Clock::time_point now);
     void check_settleable_locked(const MemoryLease &lease);

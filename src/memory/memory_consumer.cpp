@@ -3,21 +3,35 @@
 namespace queuey {
 
 MemoryConsumer::MemoryConsumer(std::shared_ptr<MemoryBroker> broker,
-                               std::shared_ptr<MemorySubscription> subscription)
-    : broker_(std::move(broker)), subscription_(std::move(subscription)) {}
+                               std::shared_ptr<MemorySubscription> subscription,
+                               std::shared_ptr<ConsumerObserver> observer)
+    : broker_(std::move(broker)),
+      subscription_(std::move(subscription)),
+      observer_(std::move(observer)) {}
 
 MemoryConsumer::~MemoryConsumer() { broker_->cancel(subscription_); }
 
 void MemoryConsumer::stop() { broker_->stop(subscription_); }
 
 std::unique_ptr<Delivery> MemoryConsumer::next(std::chrono::milliseconds timeout) {
-    auto lease = broker_->take(subscription_, deadline_after(timeout));
-    if (!lease) return nullptr;
-    try {
-        return std::make_unique<MemoryDelivery>(broker_, std::move(lease));
-    } catch (...) {
-        if (lease) broker_->release(*lease);  // the allocation failed: not lost, back in the queue
-        throw;
+    const auto deadline = deadline_after(timeout);
+    for (;;) {
+        MemoryBroker::Taken taken = broker_->take(subscription_, deadline);
+        std::unique_ptr<Delivery> delivery;
+        if (taken.lease) {
+            try {
+                delivery = std::make_unique<MemoryDelivery>(broker_, std::move(taken.lease));
+            } catch (...) {
+                // The allocation failed: not lost, back in the queue.
+                if (taken.lease) broker_->release(*taken.lease);
+                throw;
+            }
+        }
+        // Outside the broker's lock, and with the lease owned by a delivery that gives it
+        // back should the observer throw.
+        if (observer_)
+            for (const MalformedBody &body : taken.malformed) observer_->malformed_body(body);
+        if (delivery || taken.malformed.empty()) return delivery;
     }
 }
 

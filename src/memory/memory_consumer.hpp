@@ -11,8 +11,10 @@ namespace queuey {
 // next() may be called from several threads at once; each message goes to one of them.
 class MemoryConsumer final : public Consumer {
 public:
+    // observer may be null.
     MemoryConsumer(std::shared_ptr<MemoryBroker> broker,
-                   std::shared_ptr<MemorySubscription> subscription);
+                   std::shared_ptr<MemorySubscription> subscription,
+                   std::shared_ptr<ConsumerObserver> observer);
     // As when a consumer's channel closes on RabbitMQ: its unsettled deliveries go back
     // to their queues, and settling them later fails with QY_ERR_STALE_DELIVERY. Such a
     // job does not come back redelivered(): this process gave it back, none was lost.
@@ -27,6 +29,7 @@ public:
 private:
     std::shared_ptr<MemoryBroker> broker_;
     std::shared_ptr<MemorySubscription> subscription_;
+    const std::shared_ptr<ConsumerObserver> observer_;
 };
 
 // Thread-safe: it may be settled from any thread, also after its consumer is gone.

@@ -1,6 +1,7 @@
 #include "worker.hpp"
 
 #include "../error.hpp"
+#include "../malformed_body_log.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -24,6 +25,22 @@ std::string format_limit(std::chrono::milliseconds limit) {
     }
     return seconds + "s";
 }
+
+// Counts and logs the bodies the consumer settled itself because they were no envelope.
+class MalformedBodyCounter final : public ConsumerObserver {
+public:
+    MalformedBodyCounter(AtomicWorkerCounters &counters, Logger logger)
+        : counters_(counters), logger_(std::move(logger)) {}
+
+    void malformed_body(const MalformedBody &body) override {
+        ++(body.copied ? counters_.dead_lettered_malformed : counters_.dropped_malformed);
+        log_malformed_body(logger_, body);
+    }
+
+private:
+    AtomicWorkerCounters &counters_;  // the worker's: it outlives the consumer
+    const Logger logger_;
+};
 
 JobOutcome invoke(const Handler &handler, const Envelope &envelope,
                   const std::atomic<bool> &cancelled) {
@@ -94,7 +111,8 @@ void Worker::run() {
     if (concurrency == 0)
         for (const auto &queue : options_.queues)
             concurrency += backend_->config_of(queue).prefetch;
-    std::unique_ptr<Consumer> consumer = backend_->consume(options_.queues);
+    std::unique_ptr<Consumer> consumer = backend_->consume(
+        options_.queues, std::make_shared<MalformedBodyCounter>(counters_, options_.logger));
 
     std::exception_ptr failure;
     std::mutex failure_mutex;

@@ -19,13 +19,17 @@ struct WorkerCounters {
     std::uint64_t settle_failures = 0;
     std::uint64_t in_flight = 0;
     std::uint64_t dead_lettered_lost = 0;  // lost-run budget used up
+    // Bodies that were no envelope (counted by the consumer, never seen by a handler):
+    std::uint64_t dead_lettered_malformed = 0;  // copied verbatim to q.dead
+    std::uint64_t dropped_malformed = 0;        // the copy failed: rejected, gone
 };
 
 // The live, atomic form the worker updates.
 struct AtomicWorkerCounters {
     std::atomic<std::uint64_t> succeeded{0}, retried{0}, deferred{0}, dead_lettered_fatal{0},
         dead_lettered_exhausted{0}, dead_lettered_unknown_type{0}, dead_lettered_undecodable{0},
-        timed_out{0}, worker_lost{0}, settle_failures{0}, in_flight{0}, dead_lettered_lost{0};
+        timed_out{0}, worker_lost{0}, settle_failures{0}, in_flight{0}, dead_lettered_lost{0},
+        dead_lettered_malformed{0}, dropped_malformed{0};
 
     WorkerCounters snapshot() const {
         return {succeeded.load(),
@@ -39,7 +43,9 @@ struct AtomicWorkerCounters {
                 worker_lost.load(),
                 settle_failures.load(),
                 in_flight.load(),
-                dead_lettered_lost.load()};
+                dead_lettered_lost.load(),
+                dead_lettered_malformed.load(),
+                dropped_malformed.load()};
     }
 };
 

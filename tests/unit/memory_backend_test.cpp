@@ -328,16 +328,26 @@ TEST_F(MemoryBackendTest, ADelayedPublishNeedsDeclaredQueues) {
     EXPECT_TRUE(backend.snapshot().held.empty()) << "nothing of the batch was held";
 }
 
-TEST_F(MemoryBackendTest, AnEnvelopeThatWouldNotDecodeIsDeadLetteredOnDelivery) {
+TEST_F(MemoryBackendTest, AnEnvelopeThatWouldNotDecodeIsDeadLetteredOnDeliveryAndReported) {
     backend.declare(queue_config("q"));
     Envelope broken = job("q", 0);
     broken.job_id = "not-a-uuid";
     const Envelope fine = job("q", 1);
     publish_ok(backend, {broken, fine});  // RabbitMQ takes any body
-    auto consumer = backend.consume("q");
+    struct Observer : queuey::ConsumerObserver {
+        std::vector<queuey::MalformedBody> bodies;  // next() runs on this thread only
+        void malformed_body(const queuey::MalformedBody &body) override { bodies.push_back(body); }
+    };
+    auto observer = std::make_shared<Observer>();
+    auto consumer = backend.consume({"q"}, observer);
     auto delivery = consumer->next(1s);
     ASSERT_NE(delivery, nullptr);
     EXPECT_EQ(delivery->envelope(), fine);
+    ASSERT_EQ(observer->bodies.size(), 1u) << "the consumer reports what it dead-lettered";
+    EXPECT_EQ(observer->bodies[0].queue, "q");
+    EXPECT_EQ(observer->bodies[0].message_id, "not-a-uuid");
+    EXPECT_TRUE(observer->bodies[0].copied);
+    EXPECT_NE(observer->bodies[0].problem.find("job_id"), std::string::npos);
     const auto snapshot = backend.snapshot();
     ASSERT_EQ(snapshot.dead_lettered.size(), 1u);
     EXPECT_EQ(snapshot.dead_lettered[0].reason, "malformed envelope");

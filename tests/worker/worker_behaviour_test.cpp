@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 
 namespace queuey_wt {
@@ -58,6 +59,8 @@ void expect_counters(const WorkerCounters &actual, const WorkerCounters &expecte
     QY_EXPECT_COUNTER(settle_failures);
     QY_EXPECT_COUNTER(in_flight);
     QY_EXPECT_COUNTER(dead_lettered_lost);
+    QY_EXPECT_COUNTER(dead_lettered_malformed);
+    QY_EXPECT_COUNTER(dropped_malformed);
 #undef QY_EXPECT_COUNTER
 }
 
@@ -137,6 +140,17 @@ protected:
         std::vector<DeadLetter> dead;
         wait_until([&] { return (dead = under_->dead_letters(queue)).size() >= n; }, timeout, 20ms);
         return dead;
+    }
+
+    // Publishes a body that is no envelope, on either backend: an envelope whose job_id is
+    // no UUID goes out (RabbitMQ takes any body) but does not decode when it is consumed.
+    // Its message-id is that job_id.
+    Envelope publish_malformed(const std::string &queue, const std::string &payload) {
+        Envelope broken = Envelope::create(job_type, queue, payload);
+        broken.job_id = "not-a-uuid";
+        const auto outcomes = under_->backend()->publish({broken}, std::nullopt);
+        EXPECT_EQ(outcomes.at(0).status, QY_OK) << outcomes.at(0).message;
+        return broken;
     }
 
     // The memory backend itself, for the assertions only it can make; nullptr on RabbitMQ.
@@ -543,6 +557,92 @@ TEST_P(WorkerBehaviour, UnknownJobTypeIsDeadLettered) {
     EXPECT_EQ(dead[0].envelope.job_type, "x");
     EXPECT_EQ(runs.count(), 0u) << "no handler ran";
     expect_counters(worker.counters(), {.dead_lettered_unknown_type = 1});
+}
+
+// The warnings a worker logged, for the tests of what it logs. Thread-safe.
+class Warnings {
+public:
+    // A sink that records the warnings, then passes every line on to next.
+    std::function<void(queuey::LogLevel, const std::string &)> recording(queuey::Logger next) {
+        return [this, next](queuey::LogLevel level, const std::string &message) {
+            next.log(level, message);
+            std::lock_guard lock(mutex_);
+            if (level == queuey::LogLevel::warn) lines_.push_back(message);
+        };
+    }
+    // The warnings that contain text.
+    std::vector<std::string> containing(const std::string &text) const {
+        std::lock_guard lock(mutex_);
+        std::vector<std::string> found;
+        for (const auto &line : lines_)
+            if (line.find(text) != std::string::npos) found.push_back(line);
+        return found;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> lines_;
+};
+
+TEST_P(WorkerBehaviour, MalformedBodyIsDeadLetteredCountedAndLogged) {
+    const QueueConfig q = declare();
+    WorkerOptions options = options_for(q);
+    Warnings warnings;
+    options.logger.sink = warnings.recording(options.logger);
+    Worker &worker = make_worker(std::move(options));
+    Runs runs;
+    worker.register_handler(job_type,
+                            recording(runs, [](const Job &) { return JobOutcome::success(); }));
+    const std::string secret(5000, 's');  // the body must not end up in the log
+    publish_malformed(q.name, R"({"secret":")" + secret + R"("})");
+    const Envelope fine = enqueue(q.name);
+    WorkerThread &thread = start(worker);
+    ASSERT_TRUE(runs.wait_for(1));
+    EXPECT_TRUE(wait_until([&] { return worker.counters().dead_lettered_malformed >= 1; }, 5s));
+    std::this_thread::sleep_for(200ms);
+    thread.stop();
+
+    ASSERT_EQ(runs.count(), 1u) << "a handler saw the malformed body";
+    EXPECT_EQ(runs.all()[0].job_id, fine.job_id);
+    EXPECT_EQ(under_->ready_count(q.name), 0u) << "the malformed body was not acked";
+    if (on_memory()) {  // on RabbitMQ tests/integration/malformed_test.cpp reads q.dead
+        const auto dead = under_->dead_letters(q.name);
+        ASSERT_EQ(dead.size(), 1u);
+        EXPECT_EQ(dead[0].reason, "malformed envelope");
+    }
+    expect_counters(worker.counters(), {.succeeded = 1, .dead_lettered_malformed = 1});
+    const auto logged = warnings.containing("malformed");
+    ASSERT_EQ(logged.size(), 1u) << "one warning per malformed body";
+    EXPECT_NE(logged[0].find(q.name), std::string::npos) << logged[0];
+    EXPECT_NE(logged[0].find("job_id"), std::string::npos)
+        << "the decoder's message: " << logged[0];
+    EXPECT_NE(logged[0].find("not-a-uuid"), std::string::npos) << "the message-id: " << logged[0];
+    EXPECT_EQ(logged[0].find("sssssssss"), std::string::npos) << "the body was logged";
+}
+
+TEST_P(WorkerBehaviour, MalformedBodyThatCannotBeCopiedIsDroppedCountedAndLogged) {
+    const QueueConfig q = declare();
+    if (!under_->remove_dead_letter_queue(q.name))
+        GTEST_SKIP() << "the memory backend cannot remove a queue: its copy cannot fail";
+    WorkerOptions options = options_for(q);
+    Warnings warnings;
+    options.logger.sink = warnings.recording(options.logger);
+    Worker &worker = make_worker(std::move(options));
+    worker.register_handler(job_type, [](const Job &) { return JobOutcome::success(); });
+    publish_malformed(q.name, "{}");
+    WorkerThread &thread = start(worker);
+    EXPECT_TRUE(wait_until([&] { return worker.counters().dropped_malformed >= 1; }, 10s));
+    std::this_thread::sleep_for(500ms);
+    thread.stop();
+
+    EXPECT_EQ(under_->ready_count(q.name), 0u) << "rejected without requeue: no loop";
+    expect_counters(worker.counters(), {.dropped_malformed = 1});
+    const auto logged = warnings.containing("malformed");
+    ASSERT_EQ(logged.size(), 1u);
+    EXPECT_NE(logged[0].find("dropped"), std::string::npos) << logged[0];
+    EXPECT_NE(logged[0].find("NO_ROUTE"), std::string::npos)
+        << "why the copy failed: " << logged[0];
+    EXPECT_NE(logged[0].find(q.name), std::string::npos) << logged[0];
 }
 
 TEST_P(WorkerBehaviour, HandlerThatThrowsIsARetryableError) {

@@ -46,6 +46,8 @@ class Counter(enum.IntEnum):
     SETTLE_FAILURES = 9
     IN_FLIGHT = 10
     DEAD_LETTERED_LOST = 11
+    DEAD_LETTERED_MALFORMED = 12
+    DROPPED_MALFORMED = 13
 
 
 def _message(text: str) -> bytes:
