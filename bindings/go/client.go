@@ -8,7 +8,7 @@ import (
 	"runtime"
 )
 
-// Client is one connection to where jobs live, shared by the producers, consumers and
+// Client is the connections to where jobs live (one publishes, one consumes), shared by the producers, consumers and
 // workers made from it. Safe for use by many goroutines at once.
 type Client struct {
 	h handle[*C.qy_client]

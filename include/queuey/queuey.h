@@ -379,7 +379,10 @@ QY_API void qy_client_options_free(qy_client_options *opts);
 QY_API qy_status qy_client_options_add_url(qy_client_options *opts, const char *url,
                                            qy_error **err);
 
-/** The connection name shown in RabbitMQ's management UI. Default "queuey". @since 0.1.0 */
+/**
+ * The connection name shown in RabbitMQ's management UI. Default "queuey". A client's
+ * two connections show as "NAME (publish)" and "NAME (consume)". @since 0.1.0
+ */
 QY_API qy_status qy_client_options_set_connection_name(qy_client_options *opts, const char *name,
                                                        qy_error **err);
 
@@ -451,8 +454,10 @@ QY_API qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn
                                            qy_destroy_fn destroy, qy_error **err);
 
 /**
- * A client: one connection to a broker, shared by the producers and consumers made from
- * it. Thread-safe: any function taking a qy_client may be called from many threads at
+ * A client: two connections to a broker, shared by the producers, consumers and workers
+ * made from it. One publishes and declares; the other, opened by the first consumer or
+ * worker, consumes and settles, so that a broker that blocks publishers (a memory or
+ * disk alarm) never stops consuming (since 0.2.0). Thread-safe: any function taking a qy_client may be called from many threads at
  * once.
  * @since 0.1.0
  */

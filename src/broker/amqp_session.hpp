@@ -39,6 +39,9 @@ public:
     void open_channel(amqp_channel_t channel);
     void confirm_select(amqp_channel_t channel);
     void declare_queue(amqp_channel_t channel, const QueueSpec &spec);
+    // Sends queue.declare without waiting: the declare-ok (or a channel.close) comes as a
+    // frame like any other.
+    void send_declare(amqp_channel_t channel, const QueueSpec &spec);
     void close_channel(amqp_channel_t channel);
     void qos(amqp_channel_t channel, std::uint16_t prefetch);
     void consume(amqp_channel_t channel, const std::string &queue, const std::string &consumer_tag);
@@ -64,7 +67,7 @@ private:
     void check_status(int status, std::string_view doing);
 
     amqp_connection_state_t state_;
-    std::string server_;  // the redacted URL, for messages
+    std::string server_;   // the redacted URL, for messages
     bool broken_ = false;  // no connection.close on the way out
 };
 

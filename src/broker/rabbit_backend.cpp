@@ -10,11 +10,14 @@ namespace queuey {
 
 namespace {
 
-// A declare or subscribe runs on the I/O thread, which waits for it at most this long:
-// never longer than a caller waits for it.
-ConnectionOptions bounded_rpcs(ConnectionOptions options,
-                               std::chrono::milliseconds publish_timeout) {
+// One of the client's connections: named for its role in the management UI. A subscribe
+// runs on the I/O thread, which waits for it at most this long: never longer than a
+// caller waits for it.
+ConnectionOptions role_options(ConnectionOptions options, std::chrono::milliseconds publish_timeout,
+                               bool publishes) {
     options.session.rpc_timeout = std::min(options.session.rpc_timeout, publish_timeout);
+    options.session.connection_name += publishes ? " (publish)" : " (consume)";
+    options.publishes = publishes;
     return options;
 }
 
@@ -22,7 +25,26 @@ ConnectionOptions bounded_rpcs(ConnectionOptions options,
 
 RabbitBackend::RabbitBackend(RabbitBackendOptions options)
     : publish_timeout_(options.publish_timeout),
-      connection_(bounded_rpcs(std::move(options.connection), options.publish_timeout)) {}
+      consumer_options_(role_options(options.connection, options.publish_timeout, false)),
+      publisher_(role_options(std::move(options.connection), options.publish_timeout, true)) {}
+
+RabbitConnection &RabbitBackend::consuming() {
+    std::lock_guard lock(mutex_);
+    if (closed_) throw Error(QY_ERR_CLOSED, "", "the client was closed");
+    if (!consumer_) consumer_ = std::make_unique<RabbitConnection>(consumer_options_);
+    return *consumer_;
+}
+
+ConnectionCounters RabbitBackend::counters() const {
+    ConnectionCounters sum = publisher_.counters();
+    std::lock_guard lock(mutex_);
+    if (consumer_) {
+        const ConnectionCounters consumed = consumer_->counters();
+        sum.reconnects += consumed.reconnects;
+        sum.stale_settles += consumed.stale_settles;
+    }
+    return sum;
+}
 
 RabbitConnection::Clock::time_point RabbitBackend::deadline() const {
     return RabbitConnection::Clock::now() + publish_timeout_;
@@ -32,8 +54,8 @@ void RabbitBackend::declare(const QueueConfig &config) {
     // Both specs are built first, so a bad name is refused before anything is declared.
     const QueueSpec work = work_queue_spec(config);
     const QueueSpec dead = dead_letter_queue_spec(config);
-    connection_.declare(work, true, deadline());
-    connection_.declare(dead, true, deadline());
+    publisher_.declare(work, true, deadline());
+    publisher_.declare(dead, true, deadline());
     std::lock_guard lock(mutex_);
     configs_.insert_or_assign(config.name, config);
 }
@@ -77,7 +99,7 @@ std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<Outgoing
     auto waiter = std::make_shared<PublishWaiter>(count);
     auto claim = std::make_shared<CommandClaim>();
     const auto until = deadline();
-    connection_.publish(std::move(messages), waiter, until, claim, std::move(holds));
+    publisher_.publish(std::move(messages), waiter, until, claim, std::move(holds));
     if (waiter->wait_until(until)) return waiter->outcomes();
     const std::string within = " within " + std::to_string(publish_timeout_.count()) + " ms";
     if (claim->abandon())  // never started: the I/O thread will not send it later either
@@ -97,6 +119,15 @@ std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> 
     return std::make_unique<RabbitConsumer>(*this, configs, std::move(observer));
 }
 
-void RabbitBackend::close() { connection_.close(); }
+void RabbitBackend::close() {
+    publisher_.close();
+    RabbitConnection *consumer;  // kept until the backend goes: consumers still refer to it
+    {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        consumer = consumer_.get();
+    }
+    if (consumer) consumer->close();
+}
 
 }  // namespace queuey

@@ -1,11 +1,14 @@
-// The Backend on RabbitMQ: the topology of behaviour.md section 3 over one
-// RabbitConnection, publish-before-ack settles, malformed bodies to the dead letters.
+// The Backend on RabbitMQ: the topology of behaviour.md section 3, publish-before-ack
+// settles, malformed bodies to the dead letters. Two connections, as RabbitMQ advises: one
+// publishes and declares, one consumes and settles, so that a broker that blocks
+// publishers (a memory or disk alarm) never stops deliveries and acks.
 #pragma once
 
 #include "../backend.hpp"
 #include "rabbit_connection.hpp"
 
 #include <map>
+#include <memory>
 #include <mutex>
 
 namespace queuey {
@@ -33,16 +36,25 @@ public:
     // declaring the holds first (see RabbitConnection::publish).
     std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages,
                                                  std::vector<QueueSpec> holds = {});
-    RabbitConnection &connection() { return connection_; }
+    // Publishes and declares; connected with the backend ("NAME (publish)").
+    RabbitConnection &publishing() { return publisher_; }
+    // Consumes and settles; connected by the first consumer ("NAME (consume)"). Throws
+    // Error when it cannot connect, QY_ERR_CLOSED after close().
+    RabbitConnection &consuming();
+    // Both connections' counters, added up.
+    ConnectionCounters counters() const;
     std::chrono::milliseconds publish_timeout() const { return publish_timeout_; }
 
 private:
     RabbitConnection::Clock::time_point deadline() const;
 
     const std::chrono::milliseconds publish_timeout_;
-    RabbitConnection connection_;
-    mutable std::mutex mutex_;
+    const ConnectionOptions consumer_options_;
+    RabbitConnection publisher_;
+    mutable std::mutex mutex_;  // guards the fields below
     std::map<std::string, QueueConfig, std::less<>> configs_;
+    std::unique_ptr<RabbitConnection> consumer_;
+    bool closed_ = false;
 };
 
 }  // namespace queuey

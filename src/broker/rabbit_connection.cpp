@@ -42,7 +42,7 @@ RabbitConnection::RabbitConnection(ConnectionOptions options) : options_(std::mo
     wakeup_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wakeup_fd_ < 0) throw Error(QY_ERR_INTERNAL, "", "cannot create an eventfd");
     try {
-        connect_and_restore();
+        connect();  // the client's other connection declared what there is
     } catch (...) {
         session_.reset();
         ::close(wakeup_fd_);
@@ -121,24 +121,39 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
     return future.get();
 }
 
-void RabbitConnection::declare_now(AmqpSession &session, const QueueSpec &spec) {
-    try {
-        session.declare_queue(declare_channel, spec);
-    } catch (const ChannelClosed &) {
-        session.open_channel(declare_channel);  // a refused declare closed it
-        throw;
-    }
+void RabbitConnection::start_declare(const QueueSpec &spec, PendingDeclares::Done done) {
+    declares_.sent(spec, std::move(done));  // first: if sending fails, the loss fails it
+    session_->send_declare(declare_channel, spec);
 }
 
 void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time_point deadline) {
-    call<void>(
-        [this, spec, remember](AmqpSession &session) {
-            declare_now(session, spec);
-            if (remember &&
-                std::find(remembered_.begin(), remembered_.end(), spec) == remembered_.end())
-                remembered_.push_back(spec);
-        },
-        deadline, "declaring queue '" + spec.name + "'");
+    auto promise = std::make_shared<std::promise<void>>();
+    auto future = promise->get_future();
+    auto claim = std::make_shared<CommandClaim>();
+    auto fail = [promise](const Error &error) {
+        promise->set_exception(std::make_exception_ptr(error));
+    };
+    post({[this, spec, remember, promise, claim, fail](AmqpSession &) {
+              if (!claim->start()) return;  // its caller gave up: never sent later
+              start_declare(spec, [this, spec, remember, promise, fail](PendingDeclares::Result,
+                                                                        const Error *failure) {
+                  if (failure) return fail(*failure);
+                  if (remember) options_.remembered->add(spec);
+                  promise->set_value();
+              });
+          },
+          fail});
+    const std::string what = "declaring queue '" + spec.name + "'";
+    if (future.wait_until(deadline) == std::future_status::ready) return future.get();
+    if (claim->abandon())
+        throw Error(QY_ERR_TIMEOUT, "",
+                    what +
+                        ": not sent in time (the connection was down or busy); it will not be "
+                        "sent later");
+    throw Error(QY_ERR_TIMEOUT, "",
+                what +
+                    ": the broker did not answer in time (it may be blocked by an alarm, or "
+                    "slow); the queue may or may not be declared");
 }
 
 void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
@@ -155,38 +170,53 @@ void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
     auto unsent_from = [fail_from](std::size_t first, const Error &error) {
         fail_from(first, Error(error.status(), "", std::string("not sent: ") + error.what()));
     };
-    post({[this, batch, waiter, deadline, claim, fail_from, unsent_from,
-           declare_first = std::move(declare_first)](AmqpSession &session) {
-              if (!claim->start()) return;  // the caller gave up and reported them unsent
-              for (const QueueSpec &spec : declare_first) {
-                  try {
-                      declare_now(session, spec);
-                  } catch (const ConnectionLost &error) {
-                      unsent_from(0, error);
-                      throw;  // the I/O thread reconnects
-                  } catch (const Error &error) {
-                      fail_from(0, error);  // a refused declare: nothing is published
-                      return;
-                  }
-              }
-              for (std::size_t i = 0; i < batch->size(); ++i) {
-                  if (Clock::now() > deadline) {
-                      waiter->complete(i, {QY_ERR_NOT_SENT,
-                                           "not sent: the publish timeout passed before it "
-                                           "could be written (the job is not in the queue)"});
-                      continue;
-                  }
-                  const OutgoingMessage &message = (*batch)[i];
-                  try {
-                      session.publish(publish_channel, message.queue, message.properties,
-                                      message.body);
-                  } catch (const Error &error) {
-                      fail_from(i, error);  // maybe partly written: its outcome is unknown
-                      unsent_from(i + 1, error);
-                      throw;
-                  }
-                  tracker_.published(message.properties.message_id, waiter, i, message.queue);
-              }
+    auto publish_all = [this, batch, waiter, deadline, fail_from, unsent_from]() {
+        for (std::size_t i = 0; i < batch->size(); ++i) {
+            if (Clock::now() > deadline) {
+                waiter->complete(i, {QY_ERR_NOT_SENT,
+                                     "not sent: the publish timeout passed before it "
+                                     "could be written (the job is not in the queue)"});
+                continue;
+            }
+            const OutgoingMessage &message = (*batch)[i];
+            try {
+                session_->publish(publish_channel, message.queue, message.properties, message.body);
+            } catch (const Error &error) {
+                fail_from(i, error);  // maybe partly written: its outcome is unknown
+                unsent_from(i + 1, error);
+                throw;
+            }
+            tracker_.published(message.properties.message_id, waiter, i, message.queue);
+        }
+    };
+    // The caller's claim is taken when the publishes are about to be written: a caller
+    // that gave up before then reported them unsent, and they never go.
+    Command publishing{[claim, publish_all](AmqpSession &) {
+                           if (claim->start()) publish_all();
+                       },
+                       [unsent_from](const Error &error) { unsent_from(0, error); }};
+    if (declare_first.empty()) return post(std::move(publishing));
+    post({[this, fail_from, unsent_from, publishing,
+           declare_first = std::move(declare_first)](AmqpSession &) {
+              // Publishes sent before the declare-ok could reach the broker first, on their
+              // own channel, and come back unroutable. Once the declares are answered they
+              // queue as a command: a broker that blocked publishing meanwhile gets none.
+              auto left = std::make_shared<std::size_t>(declare_first.size());
+              auto failed = std::make_shared<bool>(false);
+              for (const QueueSpec &spec : declare_first)
+                  start_declare(spec, [this, left, failed, fail_from, unsent_from, publishing](
+                                          PendingDeclares::Result result, const Error *failure) {
+                      if (*failed) return;
+                      if (failure) {
+                          *failed = true;  // nothing is published
+                          if (result == PendingDeclares::Result::lost)
+                              unsent_from(0, *failure);
+                          else
+                              fail_from(0, *failure);
+                          return;
+                      }
+                      if (--*left == 0) post(publishing);
+                  });
           },
           [unsent_from](const Error &error) { unsent_from(0, error); }});
 }
@@ -402,6 +432,9 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
                 tracker_.returned(message_id, code, text, text_of(returned->routing_key));
             return;
         }
+        case AMQP_QUEUE_DECLARE_OK_METHOD:
+            if (channel == declare_channel) declares_.answered();
+            return;
         case AMQP_BASIC_DELIVER_METHOD: {
             const auto *deliver = static_cast<amqp_basic_deliver_t *>(decoded);
             IncomingDelivery delivery;
@@ -506,7 +539,9 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
         return;
     }
     if (channel == declare_channel) {
+        const std::vector<QueueSpec> again = declares_.refused(status, text);
         session_->open_channel(declare_channel);
+        for (const QueueSpec &spec : again) session_->send_declare(declare_channel, spec);
         return;
     }
     for (const auto &subscription : subscriptions_) {
@@ -534,6 +569,9 @@ void RabbitConnection::on_connection_lost(const Error &error) {
         "or may not have been accepted (" +
             last_error_ + ")");
     tracker_.reset();
+    declares_.fail_all(
+        Error(QY_ERR_CONNECTION, "",
+              "the connection was lost before the broker answered (" + last_error_ + ")"));
     // Deliveries not yet taken become stale: the consumer discards them (the broker
     // redelivers them) and settles of taken ones are refused.
     for (const auto &subscription : subscriptions_) {
@@ -566,7 +604,8 @@ bool RabbitConnection::reconnect() {
         }
         if (closing_) return false;
         try {
-            connect_and_restore();
+            connect();
+            restore();
             std::lock_guard lock(mutex_);
             ++counters_.reconnects;
             options_.logger.info("reconnected to the broker after " + std::to_string(attempt) +
@@ -581,7 +620,7 @@ bool RabbitConnection::reconnect() {
     }
 }
 
-void RabbitConnection::connect_and_restore() {
+void RabbitConnection::connect() {
     std::string failures;
     for (std::size_t i = 0; i < options_.urls.size() && !session_; ++i) {
         try {
@@ -596,9 +635,14 @@ void RabbitConnection::connect_and_restore() {
                                                     std::to_string(options_.urls.size()) +
                                                     " brokers: " + failures);
     session_->open_channel(declare_channel);
-    session_->open_channel(publish_channel);
-    session_->confirm_select(publish_channel);
-    for (const auto &spec : remembered_) {
+    if (options_.publishes) {
+        session_->open_channel(publish_channel);
+        session_->confirm_select(publish_channel);
+    }
+}
+
+void RabbitConnection::restore() {
+    for (const auto &spec : options_.remembered->all()) {
         try {
             session_->declare_queue(declare_channel, spec);
         } catch (const ChannelClosed &error) {
@@ -642,6 +686,7 @@ void RabbitConnection::fail_everything(const Error &error) {
     }
     for (auto &command : abandoned) command.fail(error);
     tracker_.fail_all(error.status(), error.what());
+    declares_.fail_all(error);
     for (const auto &subscription : subscriptions_) subscription->deliveries->fail(error);
 }
 

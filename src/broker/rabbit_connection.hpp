@@ -19,9 +19,11 @@
 #include "confirm_tracker.hpp"
 #include "delivery_queue.hpp"
 #include "own_redeliveries.hpp"
+#include "pending_declares.hpp"
 #include "pending_requeues.hpp"
 #include "publish_waiter.hpp"
 #include "reconnect_policy.hpp"
+#include "remembered_queues.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -41,6 +43,11 @@ struct ConnectionOptions {
     SessionOptions session;
     ReconnectPolicy reconnect;
     Logger logger;
+    // Declared again after every reconnect; shared by a client's connections.
+    std::shared_ptr<RememberedQueues> remembered = std::make_shared<RememberedQueues>();
+    // Opens the publishing channel (publisher confirms). A consuming connection does not
+    // publish, so that a broker blocking publishers never stops its deliveries and acks.
+    bool publishes = true;
 };
 
 struct OutgoingMessage {
@@ -87,18 +94,20 @@ public:
     // connection is closed. Idempotent.
     void close();
 
-    // Declares a queue on the declarations channel and waits for the broker. With
-    // remember, it is declared again after every reconnect. Throws Error (a refused
-    // declare: QY_ERR_PRECONDITION_FAILED naming the queue and the argument).
+    // Declares a queue on the declarations channel and waits for the broker until
+    // deadline; the I/O thread goes on meanwhile. With remember, it is declared again
+    // after every reconnect. Throws Error: a refused declare QY_ERR_PRECONDITION_FAILED
+    // naming the queue and the argument; no answer by the deadline QY_ERR_TIMEOUT (the
+    // connection is kept: a blocked or slow broker is not a lost one).
     void declare(const QueueSpec &spec, bool remember, Clock::time_point deadline);
 
     // Publishes every message (mandatory, confirmed) and fills waiter's outcome for each
     // index. Publishes not written by the deadline fail with QY_ERR_NOT_SENT, and so do
     // all of them when the caller abandons claim before the I/O thread starts on them
     // (the caller then fills their outcomes). declare_first is declared (not remembered)
-    // in the same turn, right before the publishes: a hold queue's lease then starts as
-    // late as it can. When one of those declares fails, every message fails with its
-    // error, unsent.
+    // first, and the publishes are written once the broker has answered them all: a hold
+    // queue's lease then starts as late as it can. When one of those declares fails,
+    // every message fails with its error, unsent.
     void publish(std::vector<OutgoingMessage> messages, std::shared_ptr<PublishWaiter> waiter,
                  Clock::time_point deadline, std::shared_ptr<CommandClaim> claim,
                  std::vector<QueueSpec> declare_first = {});
@@ -143,7 +152,9 @@ private:
     Result call(std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
                 const std::string &what);
 
-    void declare_now(AmqpSession &session, const QueueSpec &spec);
+    // Sends a declare; done runs on the I/O thread when the broker answers or the
+    // connection is lost.
+    void start_declare(const QueueSpec &spec, PendingDeclares::Done done);
     void run();
     void run_commands();
     void send_acks();
@@ -153,7 +164,10 @@ private:
     void on_channel_closed(amqp_channel_t channel, qy_status status, const std::string &text);
     void on_connection_lost(const Error &error);
     bool reconnect();
-    void connect_and_restore();
+    // Connects to the first URL that answers and opens the fixed channels.
+    void connect();
+    // After a reconnect: declares the remembered queues, then subscribes again.
+    void restore();
     void open_subscription(Subscription &subscription);
     // The channel's unsettled deliveries and unsent acks go back to the broker with it:
     // records them as this process's own redeliveries and forgets their tags.
@@ -165,7 +179,7 @@ private:
     ConfirmTracker tracker_;                // I/O thread only
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
-    std::vector<QueueSpec> remembered_;                         // I/O thread only
+    PendingDeclares declares_;                                  // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
     std::uint16_t next_channel_ = 3;                            // 1: declarations, 2: publishing
     bool blocked_ = false;                                      // connection.blocked by the broker

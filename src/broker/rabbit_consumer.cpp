@@ -24,12 +24,12 @@ AmqpProperties malformed_copy_properties(const std::string &queue, const std::st
 
 RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues,
                                std::shared_ptr<ConsumerObserver> observer)
-    : backend_(backend), observer_(std::move(observer)) {
+    : backend_(backend), connection_(backend.consuming()), observer_(std::move(observer)) {
     try {
         for (const QueueConfig &config : queues) {
             const auto deadline = std::chrono::steady_clock::now() + backend.publish_timeout();
-            sources_.push_back({config, backend_.connection().consume(config.name, config.prefetch,
-                                                                      deliveries_, deadline)});
+            sources_.push_back(
+                {config, connection_.consume(config.name, config.prefetch, deliveries_, deadline)});
         }
     } catch (...) {
         cancel_all();
@@ -41,13 +41,13 @@ RabbitConsumer::~RabbitConsumer() { cancel_all(); }
 
 void RabbitConsumer::stop() {
     for (const Source &source : sources_)
-        backend_.connection().stop_consuming(
-            source.subscription, std::chrono::steady_clock::now() + backend_.publish_timeout());
+        connection_.stop_consuming(source.subscription,
+                                   std::chrono::steady_clock::now() + backend_.publish_timeout());
     stopped_ = true;
 }
 
 void RabbitConsumer::cancel_all() {
-    for (const Source &source : sources_) backend_.connection().cancel(source.subscription);
+    for (const Source &source : sources_) connection_.cancel(source.subscription);
 }
 
 const RabbitConsumer::Source &RabbitConsumer::source_of(const IncomingDelivery &delivery) const {
@@ -65,13 +65,14 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
         const bool stale = delivery->generation != source.subscription->generation.load();
         if (stale) continue;          // its channel was replaced: the broker redelivers it
         if (delivery->lost_runs > 0)  // maybe a copy this process is still settling the original of
-            backend_.connection().pending_requeues().wait_until_done(
+            connection_.pending_requeues().wait_until_done(
                 delivery->message_id,
                 std::chrono::steady_clock::now() + backend_.publish_timeout());
         try {
             Envelope envelope = decode_envelope(delivery->body);
-            return std::make_unique<RabbitDelivery>(backend_, source.config, source.subscription,
-                                                    std::move(*delivery), std::move(envelope));
+            return std::make_unique<RabbitDelivery>(backend_, connection_, source.config,
+                                                    source.subscription, std::move(*delivery),
+                                                    std::move(envelope));
         } catch (const Error &error) {
             dead_letter_malformed(source, *delivery, error.what());
         }
@@ -88,28 +89,30 @@ void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingD
     // Without a copy in the dead letters, rejecting drops the body: the spec's choice
     // over a consumer that stalls on it forever.
     const bool copied = outcomes.front().status == QY_OK;
-    backend_.connection().settle(source.subscription, delivery,
-                                 copied ? Settlement::ack : Settlement::reject_drop);
+    connection_.settle(source.subscription, delivery,
+                       copied ? Settlement::ack : Settlement::reject_drop);
     if (observer_)
         observer_->malformed_body(
             {queue, problem, delivery.message_id, copied, outcomes.front().message});
 }
 
-RabbitDelivery::RabbitDelivery(RabbitBackend &backend, const QueueConfig &config,
+RabbitDelivery::RabbitDelivery(RabbitBackend &backend, RabbitConnection &connection,
+                               const QueueConfig &config,
                                std::shared_ptr<Subscription> subscription,
                                IncomingDelivery delivery, Envelope envelope)
     : backend_(backend),
+      connection_(connection),
       config_(config),
       subscription_(std::move(subscription)),
       delivery_(std::move(delivery)),
       envelope_(std::move(envelope)),
       possibly_started_(delivery_.redelivered &&
-                        !backend_.connection().own_redeliveries().take(delivery_.message_id)) {}
+                        !connection_.own_redeliveries().take(delivery_.message_id)) {}
 
 RabbitDelivery::~RabbitDelivery() {
     if (settled_) return;
     try {
-        backend_.connection().settle(subscription_, delivery_, Settlement::reject_requeue);
+        connection_.settle(subscription_, delivery_, Settlement::reject_requeue);
     } catch (const Error &) {
         // The connection is closed: the broker requeued the delivery with it.
     }
@@ -122,7 +125,7 @@ void RabbitDelivery::check_unsettled() const {
 void RabbitDelivery::settle(Settlement settlement) {
     // A settle refused here or dropped later never reaches the broker: the I/O thread
     // recorded the job as its own redelivery when it replaced the channel.
-    if (!backend_.connection().settle(subscription_, delivery_, settlement)) {
+    if (!connection_.settle(subscription_, delivery_, settlement)) {
         throw Error(QY_ERR_STALE_DELIVERY, "",
                     "the delivery came on a connection or channel that has since been replaced; "
                     "not settled (the broker redelivers the job)");
@@ -157,7 +160,7 @@ void RabbitDelivery::defer(const Envelope &next, std::chrono::nanoseconds delay)
 
 void RabbitDelivery::requeue_lost(std::uint32_t lost_runs) {
     check_unsettled();
-    RabbitConnection &connection = backend_.connection();
+    RabbitConnection &connection = connection_;
     connection.pending_requeues().begin(delivery_.message_id);
     struct Done {
         RabbitConnection &connection;

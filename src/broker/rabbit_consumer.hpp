@@ -36,6 +36,7 @@ private:
     void cancel_all();
 
     RabbitBackend &backend_;
+    RabbitConnection &connection_;  // the backend's consuming connection
     const std::shared_ptr<ConsumerObserver> observer_;
     std::shared_ptr<DeliveryQueue> deliveries_ = std::make_shared<DeliveryQueue>();
     std::vector<Source> sources_;
@@ -44,7 +45,7 @@ private:
 
 class RabbitDelivery final : public Delivery {
 public:
-    RabbitDelivery(RabbitBackend &backend, const QueueConfig &config,
+    RabbitDelivery(RabbitBackend &backend, RabbitConnection &connection, const QueueConfig &config,
                    std::shared_ptr<Subscription> subscription, IncomingDelivery delivery,
                    Envelope envelope);
     // An unsettled delivery goes back to its queue; its redelivery counts as a lost run
@@ -69,7 +70,8 @@ private:
     void settle(Settlement settlement);
 
     RabbitBackend &backend_;
-    const QueueConfig config_;  // a copy: a delivery may outlive its consumer
+    RabbitConnection &connection_;  // the one it came on
+    const QueueConfig config_;      // a copy: a delivery may outlive its consumer
     std::shared_ptr<Subscription> subscription_;
     IncomingDelivery delivery_;
     Envelope envelope_;

@@ -84,10 +84,11 @@ class Broker:
 
     def close_connections_named(self, name: str) -> int:
         """rabbitmqctl close_connection for every connection whose client calls itself
-        name; returns how many it closed."""
+        name (a client's two connections are "NAME (publish)" and "NAME (consume)");
+        returns how many it closed."""
         closed = 0
         for line in self.ctl("list_connections", "--no-table-headers", "pid", "client_properties").splitlines():
-            if f'"{name}"' in line:
+            if f'"{name}"' in line or f'"{name} (' in line:
                 self.ctl("close_connection", line.split()[0], "chaos: closed on purpose")
                 closed += 1
         return closed

@@ -79,13 +79,16 @@ std::vector<std::string> connection_column(const BrokerEndpoint &broker, const s
     // list such as [{"product","queuey"}, ..., {"connection_name","NAME"}].
     const std::string output = rabbitmqctl(
         broker, {"-q", "list_connections", "--no-table-headers", column, "client_properties"});
-    const std::string needle = "{\"connection_name\",\"" + name + "\"}";
+    // A client names its connections "NAME (publish)" and "NAME (consume)".
+    const std::string exact = "{\"connection_name\",\"" + name + "\"}";
+    const std::string of_client = "{\"connection_name\",\"" + name + " (";
     std::vector<std::string> values;
     std::istringstream lines(output);
     std::string line;
     while (std::getline(lines, line)) {
         const auto tab = line.find('\t');
-        if (tab != std::string::npos && line.find(needle, tab) != std::string::npos)
+        if (tab != std::string::npos && (line.find(exact, tab) != std::string::npos ||
+                                         line.find(of_client, tab) != std::string::npos))
             values.push_back(line.substr(0, tab));
     }
     return values;

@@ -104,7 +104,7 @@ TEST_F(Connection, AUrlListSkipsADeadBrokerAndTheNameShowsInTheBroker) {
     ASSERT_TRUE(outcome.ok()) << outcome.message;
 
     const std::string listed = rabbitmqctl(endpoint(), {"list_connections", "client_properties"});
-    EXPECT_NE(listed.find("\"" + name + "\""), std::string::npos)
+    EXPECT_NE(listed.find("\"" + name + " (publish)\""), std::string::npos)
         << "connection name " << name << " not in:\n"
         << listed;
 
@@ -126,17 +126,16 @@ TEST_F(Connection, HeartbeatsKeepAnIdleConnectionAlive) {
     ASSERT_EQ(qy_client_options_set_connection_name(options.get(), name.c_str(), nullptr), QY_OK);
     Client client;
     ASSERT_TRUE(connect(endpoint().url, options.get(), client).ok());
-    EXPECT_EQ(connection_column(endpoint(), name, "timeout"), std::vector<std::string>{"1"})
-        << "the broker did not agree to a 1 s heartbeat";
-    const auto pids = connection_pids(endpoint(), name);
-    ASSERT_EQ(pids.size(), 1u);
-
     const std::string queue = new_queue();
     QueueConfig config = new_config(queue);
     ASSERT_EQ(qy_client_declare(client.get(), config.get(), nullptr), QY_OK);
     qy_consumer *consumer = nullptr;
     ASSERT_EQ(qy_consumer_new(client.get(), queue.c_str(), &consumer, nullptr), QY_OK);
     Consumer owner(consumer);
+    EXPECT_EQ(connection_column(endpoint(), name, "timeout"), (std::vector<std::string>{"1", "1"}))
+        << "the broker did not agree to a 1 s heartbeat on both connections";
+    const auto pids = connection_pids(endpoint(), name);
+    ASSERT_EQ(pids.size(), 2u) << "one connection publishes, one consumes";
     qy_delivery *nothing = nullptr;
     // Four heartbeat intervals of silence: the broker drops a client after two missed.
     ASSERT_EQ(qy_consumer_next(consumer, 4000, &nothing, nullptr), QY_OK);

@@ -178,5 +178,35 @@ TEST_F(QueueTopology, ARefusedDeclareDoesNotDisturbPublishesInFlight) {
     EXPECT_EQ(raw_->message_count(config.name), batch.size());
 }
 
+TEST_F(QueueTopology, DeclaresWrittenBehindARefusedOneAreAnsweredEachWithItsOwnOutcome) {
+    // Declares are pipelined on one channel: a refused one closes it, and the broker drops
+    // what was written after it. Those must be sent again, not failed with its error.
+    const auto config = declare_queue();
+    queuey::QueueConfig changed = config;
+    changed.max_priority = 3;
+    std::vector<queuey::QueueConfig> fresh(8);
+    std::vector<std::future<std::optional<queuey::Error>>> outcomes;
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+        fresh[i].name = new_queue();
+        const queuey::QueueConfig &declared = i % 2 == 0 ? changed : fresh[i];
+        outcomes.push_back(std::async(std::launch::async, [&, declared] {
+            return error_of([&] { backend_->declare(declared); });
+        }));
+    }
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+        const auto error = outcomes[i].get();
+        if (i % 2 == 0) {
+            ASSERT_TRUE(error) << "a changed declaration succeeded";
+            EXPECT_EQ(error->status(), QY_ERR_PRECONDITION_FAILED) << error->what();
+            EXPECT_NE(std::string(error->what()).find(config.name), std::string::npos)
+                << "the error does not name the queue: " << error->what();
+        } else {
+            EXPECT_FALSE(error) << fresh[i].name << ": " << error->what();
+            EXPECT_TRUE(raw_->exists(fresh[i].name)) << fresh[i].name;
+        }
+    }
+    EXPECT_EQ(backend_->counters().reconnects, 0u);
+}
+
 }  // namespace
 }  // namespace queuey_it

@@ -145,7 +145,7 @@ TEST_F(Tls, WithTheCaFileAJobGoesThroughAVerifiedTlsConnection) {
     bool found = false;
     std::istringstream lines(listed);
     for (std::string line; std::getline(lines, line);)
-        if (line.find("\"" + name + "\"") != std::string::npos) {
+        if (line.find("\"" + name + " (") != std::string::npos) {
             found = true;
             EXPECT_EQ(line.rfind("true", 0), 0u) << "not a TLS connection: " << line;
         }

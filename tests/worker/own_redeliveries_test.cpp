@@ -51,7 +51,7 @@ TEST_F(OwnRedeliveries, JobsHeldWhenTheConnectionIsClosedRunAgainUncountedAndNon
         ASSERT_TRUE(changed.wait_for(lock, 10s, [&] { return started >= jobs; }))
             << "only " << started << " started";
     }
-    ASSERT_EQ(close_connections(endpoint(), connection_name_), 1u);
+    ASSERT_EQ(close_connections(endpoint(), connection_name_), 2u);  // publishing and consuming
 
     const auto until = std::chrono::steady_clock::now() + 20s;
     while (std::chrono::steady_clock::now() < until && worker.counters().succeeded < jobs)

@@ -1,4 +1,5 @@
-"""Clients: one connection to a broker (or the in-process memory:// backend)."""
+"""Clients: connections to a broker (one publishes, one consumes), or the in-process
+memory:// backend."""
 from __future__ import annotations
 
 import enum
