@@ -567,8 +567,10 @@ bool RabbitConnection::reconnect() {
         if (closing_) return false;
         try {
             connect_and_restore();
-            std::lock_guard lock(mutex_);
-            ++counters_.reconnects;
+            {
+                std::lock_guard lock(mutex_);
+                ++counters_.reconnects;
+            }
             options_.logger.info("reconnected to the broker after " + std::to_string(attempt) +
                                  " attempt(s)");
             return true;
