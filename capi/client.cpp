@@ -24,7 +24,9 @@ std::chrono::milliseconds positive_ms(uint32_t ms, const char *field) {
 extern "C" {
 
 qy_status qy_client_options_new(qy_client_options **out, qy_error **err) {
-    return make_handle(out, err, [] { return queuey::RabbitBackendOptions{}; });
+    return make_handle(out, err, [] {
+        return qy_client_options{queuey::RabbitBackendOptions{}, nullptr};
+    });
 }
 
 void qy_client_options_free(qy_client_options *opts) { delete opts; }
@@ -93,12 +95,12 @@ qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn, void 
     return guarded(err, [&] {
         // First, so that whatever fails below destroys user_data once (guard.hpp).
         auto owned = queuey::capi::own_user_data(user_data, destroy);
-        auto &logger = require(opts, "opts").rabbit.connection.logger;
+        auto &sink = require(opts, "opts").log;
         if (fn == nullptr) {
-            logger.sink = nullptr;
+            sink = nullptr;
             return;
         }
-        logger.sink = [fn, owned](queuey::LogLevel level, const std::string &message) {
+        sink = [fn, owned](queuey::LogLevel level, const std::string &message) {
             fn(static_cast<qy_log_level>(level), message.c_str(), owned.get());
         };
     });
@@ -108,7 +110,8 @@ qy_status qy_client_new(const char *url, const qy_client_options *opts, qy_clien
                         qy_error **err) {
     return make_handle(out, err, [&] {
         queuey::RabbitBackendOptions options = opts ? opts->rabbit : queuey::RabbitBackendOptions{};
-        queuey::Logger logger = options.connection.logger;
+        queuey::Logger logger = queuey::Logger::dispatching_to(opts ? opts->log : nullptr);
+        options.connection.logger = logger;
         const std::string_view address = require_text(url, "url");
         if (address == memory_url) {
             auto memory = std::make_shared<queuey::MemoryBackend>();
@@ -124,8 +127,9 @@ void qy_client_free(qy_client *client) {
     if (client == nullptr) return;
     try {
         client->backend->close();
+        client->logger.stop();  // after the close, whose lines it still delivers
     } catch (...) {
-        // Closing never throws today; freeing must not fail either way.
+        // Neither throws today; freeing must not fail either way.
     }
     delete client;
 }

@@ -35,11 +35,13 @@ struct qy_properties {
 
 struct qy_client_options {
     queuey::RabbitBackendOptions rabbit;
+    queuey::LogSink log;  // each client made from these starts a log dispatcher for it
 };
 
 struct qy_client {
     std::shared_ptr<queuey::Backend> backend;
-    queuey::Logger logger;                          // handed on to its workers and consumers
+    // Its log dispatcher, stopped by qy_client_free(); copies go to its workers and consumers.
+    queuey::Logger logger;
     std::shared_ptr<queuey::MemoryBackend> memory;  // the same backend, for memory://
 };
 

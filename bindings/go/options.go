@@ -120,8 +120,11 @@ func (l LogLevel) String() string {
 	return "unknown"
 }
 
-// Logger receives queuey's log lines (reconnects, settle failures, ...). It runs on
-// queuey's own threads, possibly several at once, and must not call into the client.
+// Logger receives queuey's log lines (reconnects, settle failures, ...). It runs on a
+// log thread of the client's own, one line at a time and in order, never while queuey
+// holds a lock, so a slow Logger delays only the log; when it falls 10000 lines behind,
+// lines are dropped and it is told how many. It must not call into the client. Close
+// delivers what is still queued (for up to 2 s); lines logged after it are dropped.
 type Logger func(level LogLevel, message string)
 
 // WithLogger routes queuey's log lines to log; without it queuey is silent.

@@ -441,13 +441,27 @@ typedef void (*qy_destroy_fn)(void *user_data);
 
 /**
  * Routes queuey's log lines (reconnects, settle failures, blocked publishing, ...) to
- * fn; without it queuey is silent. fn runs on queuey's own threads (the connection's I/O
- * thread, worker threads), possibly on several at once, and must not call back into the
- * client. destroy (may be NULL) is called with user_data once nothing uses fn any more:
- * the options and the clients made from them are freed (and the workers, producers and
- * consumers made from those clients), or another call replaced fn. A NULL fn removes
- * the callback (and user_data is destroyed before the call returns). On failure destroy
- * is called before this function returns (see Callbacks at the top).
+ * fn; without it queuey is silent and starts no thread for logging.
+ *
+ * Thread: each client made from these options calls fn on a log thread of its own,
+ * started by qy_client_new() (which fails with QY_ERR_NO_MEMORY when the system refuses
+ * it): one line at a time in the order they were logged, never concurrently with itself
+ * and never while queuey holds a lock. queuey's threads (the connection's I/O thread,
+ * worker threads, consumers) only queue a line, so a slow fn delays the log, never
+ * heartbeats, publishes, acks or jobs. When 10000 lines wait already, further lines are
+ * dropped and counted; where they are missing fn gets one QY_LOG_WARN line saying how
+ * many. fn must not call back into the client.
+ *
+ * qy_client_free() delivers the lines still waiting for up to 2 s and drops the rest;
+ * once it returns fn is not called again for that client (lines that its workers or
+ * consumers log later are dropped), except that a call still running at the end of those
+ * 2 s is not interrupted: it finishes on the log thread, which then ends.
+ *
+ * destroy (may be NULL) is called with user_data once nothing uses fn any more: the
+ * options and the clients made from them are freed, or another call replaced fn; it may
+ * run on a client's log thread. A NULL fn removes the callback (and user_data is
+ * destroyed before the call returns). On failure destroy is called before this function
+ * returns (see Callbacks at the top).
  * @since 0.1.0
  */
 QY_API qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn, void *user_data,
@@ -484,8 +498,9 @@ QY_API qy_status qy_client_new(const char *url, const qy_client_options *opts, q
 
 /**
  * Closes the connection and frees the client. Producers, consumers and deliveries made
- * from it stay valid to free, but their calls then fail with QY_ERR_CLOSED. NULL is a
- * no-op.
+ * from it stay valid to free, but their calls then fail with QY_ERR_CLOSED. Waits up to
+ * 2 s for the log callback to take the lines still queued (qy_client_options_set_log()).
+ * NULL is a no-op.
  * @since 0.1.0
  */
 QY_API void qy_client_free(qy_client *client);

@@ -221,7 +221,8 @@ public:
         return invoke(qy_client_options_set_reconnect, max_attempts, detail::ms32(base), factor,
                       detail::ms32(max), jitter ? 1 : 0);
     }
-    /** fn(qy_log_level, std::string_view message): runs on queuey's threads, maybe at once. */
+    /** fn(qy_log_level, std::string_view message): runs on the client's log thread, one line
+        at a time, never under queuey's locks (qy_client_options_set_log()). */
     template <typename F>
     ClientOptions &log(F fn) {
         qy_log_fn trampoline = [](qy_log_level level, const char *message, void *self) {

@@ -125,6 +125,11 @@ AmqpSession::~AmqpSession() {
 
 int AmqpSession::socket_fd() const { return amqp_get_sockfd(state_); }
 
+amqp_channel_t AmqpSession::channel_max() const {
+    const int negotiated = amqp_get_channel_max(state_);
+    return negotiated == 0 ? UINT16_MAX : static_cast<amqp_channel_t>(negotiated);  // 0: no limit
+}
+
 bool AmqpSession::has_buffered_input() const {
     return amqp_frames_enqueued(state_) || amqp_data_in_buffer(state_);
 }

@@ -33,6 +33,8 @@ public:
     AmqpSession &operator=(const AmqpSession &) = delete;
 
     int socket_fd() const;
+    // The highest channel number the broker allows (negotiated at login).
+    amqp_channel_t channel_max() const;
     // Frames already read from the socket and not yet handed out.
     bool has_buffered_input() const;
 

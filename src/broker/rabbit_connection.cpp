@@ -18,6 +18,7 @@ namespace {
 
 constexpr amqp_channel_t declare_channel = 1;
 constexpr amqp_channel_t publish_channel = 2;
+constexpr amqp_channel_t first_consumer_channel = 3;
 // Frames handled per turn of the loop before queued commands (acks) get their turn.
 constexpr int frames_per_turn = 256;
 
@@ -231,8 +232,7 @@ std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue
     subscription->deliveries = std::move(sink);
     call<void>(
         [this, subscription](AmqpSession &) {
-            if (next_channel_ == 0) throw Error(QY_ERR_BROKER, "", "out of AMQP channels");
-            subscription->channel = next_channel_++;
+            subscription->channel = free_channel();
             open_subscription(*subscription);
             subscriptions_.push_back(subscription);
         },
@@ -244,9 +244,7 @@ void RabbitConnection::stop_consuming(const std::shared_ptr<Subscription> &subsc
                                       Clock::time_point deadline) {
     call<void>(
         [this, subscription](AmqpSession &session) {
-            if (std::find(subscriptions_.begin(), subscriptions_.end(), subscription) ==
-                subscriptions_.end())
-                return;  // cancelled by the broker already
+            if (subscription->cancelled_by_broker) return;  // nothing left to cancel
             session.cancel_consumer(subscription->channel, consumer_tag(*subscription));
             // Deliveries sent before the cancel-ok wait in rabbitmq-c's frame queue: hand
             // them to the sink before the caller drains it.
@@ -461,14 +459,14 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             return;
         }
         case AMQP_BASIC_CANCEL_METHOD: {
-            for (const auto &subscription : subscriptions_)
-                if (subscription->channel == channel)
-                    subscription->deliveries->fail(
-                        Error(QY_ERR_BROKER, "",
-                              "the broker cancelled the consumer of queue '" + subscription->queue +
-                                  "' (was the queue deleted?)"));
-            std::erase_if(subscriptions_,
-                          [channel](const auto &s) { return s->channel == channel; });
+            for (const auto &subscription : subscriptions_) {
+                if (subscription->channel != channel) continue;
+                subscription->cancelled_by_broker = true;
+                subscription->deliveries->fail(
+                    Error(QY_ERR_BROKER, "",
+                          "the broker cancelled the consumer of queue '" + subscription->queue +
+                              "' (was the queue deleted?)"));
+            }
             return;
         }
         case AMQP_CHANNEL_CLOSE_METHOD: {
@@ -544,17 +542,21 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
         for (const QueueSpec &spec : again) session_->send_declare(declare_channel, spec);
         return;
     }
-    for (const auto &subscription : subscriptions_) {
-        if (subscription->channel != channel) continue;
-        subscription->generation++;  // what it delivered before is stale now
-        hand_back(*subscription);
-        try {
-            open_subscription(*subscription);
-        } catch (const ChannelClosed &error) {
-            subscription->deliveries->fail(error);
-            std::erase(subscriptions_, subscription);
-        }
+    const auto found = std::find_if(subscriptions_.begin(), subscriptions_.end(),
+                                    [channel](const auto &s) { return s->channel == channel; });
+    if (found == subscriptions_.end()) return;
+    const std::shared_ptr<Subscription> subscription = *found;  // a copy: it may be erased
+    subscription->generation++;  // what it delivered before is stale now
+    hand_back(*subscription);
+    if (subscription->cancelled_by_broker) {
+        std::erase(subscriptions_, subscription);
         return;
+    }
+    try {
+        open_subscription(*subscription);
+    } catch (const ChannelClosed &error) {
+        subscription->deliveries->fail(error);
+        std::erase(subscriptions_, subscription);
     }
 }
 
@@ -606,8 +608,10 @@ bool RabbitConnection::reconnect() {
         try {
             connect();
             restore();
-            std::lock_guard lock(mutex_);
-            ++counters_.reconnects;
+            {
+                std::lock_guard lock(mutex_);
+                ++counters_.reconnects;
+            }
             options_.logger.info("reconnected to the broker after " + std::to_string(attempt) +
                                  " attempt(s)");
             return true;
@@ -651,6 +655,8 @@ void RabbitConnection::restore() {
             session_->open_channel(declare_channel);
         }
     }
+    // A consumer the broker cancelled is not subscribed again: its consumer was told.
+    std::erase_if(subscriptions_, [](const auto &s) { return s->cancelled_by_broker; });
     for (auto it = subscriptions_.begin(); it != subscriptions_.end();) {
         try {
             open_subscription(**it);
@@ -668,6 +674,17 @@ void RabbitConnection::hand_back(Subscription &subscription) {
     for (const auto &[tag, message_id] : subscription.acks) own_redeliveries_.record(message_id);
     subscription.unsettled.clear();
     subscription.acks.clear();
+}
+
+amqp_channel_t RabbitConnection::free_channel() const {
+    const amqp_channel_t last = session_->channel_max();
+    for (std::uint32_t channel = first_consumer_channel; channel <= last; ++channel)
+        if (std::none_of(subscriptions_.begin(), subscriptions_.end(),
+                         [channel](const auto &s) { return s->channel == channel; }))
+            return static_cast<amqp_channel_t>(channel);
+    throw Error(QY_ERR_BROKER, "",
+                "out of AMQP channels: the broker allows " + std::to_string(last) +
+                    " per connection, and every one holds an open consumer");
 }
 
 void RabbitConnection::open_subscription(Subscription &subscription) {

@@ -70,6 +70,10 @@ struct Subscription {
     // go out as one ack(multiple).
     std::map<std::uint64_t, std::string> unsettled;
     std::map<std::uint64_t, std::string> acks;
+    // I/O thread only: the broker cancelled the consumer (its queue was deleted, say). The
+    // channel stays open until the consumer closes, so that the settles of what it
+    // delivered still go out; it is not subscribed again after a reconnect.
+    bool cancelled_by_broker = false;
 };
 
 enum class Settlement { ack, reject_requeue, reject_drop };
@@ -169,6 +173,9 @@ private:
     // After a reconnect: declares the remembered queues, then subscribes again.
     void restore();
     void open_subscription(Subscription &subscription);
+    // The lowest channel number no subscription holds: numbers are reused, or a client
+    // would run out after channel_max consumers opened over its life.
+    amqp_channel_t free_channel() const;
     // The channel's unsettled deliveries and unsent acks go back to the broker with it:
     // records them as this process's own redeliveries and forgets their tags.
     void hand_back(Subscription &subscription);
@@ -181,7 +188,6 @@ private:
     PendingRequeues pending_requeues_;
     PendingDeclares declares_;                                  // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
-    std::uint16_t next_channel_ = 3;                            // 1: declarations, 2: publishing
     bool blocked_ = false;                                      // connection.blocked by the broker
     std::string last_error_;
     // The last poll saw input on the socket, or did not look: read_frames() may read it.

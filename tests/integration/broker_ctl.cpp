@@ -1,5 +1,6 @@
 #include "broker_ctl.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -99,6 +100,20 @@ std::size_t close_connections(const BrokerEndpoint &broker, const std::string &n
     for (const std::string &pid : pids)
         rabbitmqctl(broker, {"close_connection", pid, "closed by an integration test"});
     return pids.size();
+}
+
+long unacknowledged_on_channels(const BrokerEndpoint &broker, const std::string &name) {
+    const auto pids = connection_pids(broker, name);
+    const std::string output = rabbitmqctl(broker, {"-q", "list_channels", "--no-table-headers",
+                                                    "connection", "messages_unacknowledged"});
+    long unacknowledged = 0;
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);) {
+        const auto fields = split(line, '\t');
+        if (fields.size() == 2 && std::find(pids.begin(), pids.end(), fields[0]) != pids.end())
+            unacknowledged += std::stol(fields[1]);
+    }
+    return unacknowledged;
 }
 
 std::vector<int> consumer_prefetches(const BrokerEndpoint &broker, const std::string &queue) {

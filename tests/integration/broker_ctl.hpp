@@ -48,6 +48,10 @@ inline std::vector<std::string> connection_pids(const BrokerEndpoint &broker,
 // rabbitmqctl close_connection on each connection called name; returns how many.
 std::size_t close_connections(const BrokerEndpoint &broker, const std::string &name);
 
+// The deliveries not acknowledged yet on the channels of the connections called name
+// (rabbitmqctl list_channels messages_unacknowledged), added up.
+long unacknowledged_on_channels(const BrokerEndpoint &broker, const std::string &name);
+
 // The prefetch count of each consumer of queue (rabbitmqctl list_consumers).
 std::vector<int> consumer_prefetches(const BrokerEndpoint &broker, const std::string &queue);
 

@@ -167,6 +167,19 @@ TEST_F(Consuming, AClosedConsumerReturnsWhatItHeld) {
     EXPECT_THROW(taken->ack(), queuey::Error) << "a delivery of a closed consumer was acked";
 }
 
+TEST_F(Consuming, ChannelNumbersAreReusedSoConsumersCanComeAndGoPastTheChannelMax) {
+    // RabbitMQ 3.10 allows 2047 channels per connection. A client that opens and closes
+    // consumers for its whole life used to fail after that many.
+    const auto config = declare_queue();
+    constexpr int consumers = 2100;
+    for (int i = 0; i < consumers; ++i) {
+        const auto error = error_of([&] { backend_->consume(config.name); });
+        ASSERT_FALSE(error) << "consumer " << i + 1 << ": " << error->what();
+    }
+    expect_job_flows(*backend_->consume(config.name), config.name,
+                     "the consumer opened after 2100 others receives nothing");
+}
+
 TEST_F(Consuming, LargeJobsOnTwoConsumersAtOnceArriveIntact) {
     // Bodies of many frames on two channels at once, interleaved by the broker.
     constexpr int per_queue = 15;
@@ -214,6 +227,28 @@ TEST_F(Consuming, DeletingTheQueueEndsItsConsumerWithABrokerError) {
     ASSERT_TRUE(error) << "the consumer of a deleted queue just waits";
     EXPECT_EQ(error->status(), QY_ERR_BROKER) << error->what();
     EXPECT_NE(std::string(error->what()).find(config.name), std::string::npos) << error->what();
+}
+
+TEST_F(Consuming, WhatAConsumerTheBrokerCancelledHadDeliveredCanStillBeAcknowledged) {
+    // The broker's basic.cancel leaves the channel open, and the deliveries it made there
+    // are still the consumer's to settle. The acks used to be reported sent and dropped.
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = 2; });
+    for (int i = 0; i < 2; ++i) producer_->enqueue(job(config.name));
+    auto consumer = backend_->consume(config.name);
+    auto taken = receive(*consumer, 2, 5s);
+    ASSERT_EQ(taken.size(), 2u);
+    ASSERT_TRUE(eventually(
+        [&] { return unacknowledged_on_channels(endpoint(), connection_name_) == 2; }, 5s));
+    raw_->delete_queue(config.name);
+    const auto error = error_of([&] { consumer->next(5s); });
+    ASSERT_TRUE(error) << "no cancel from the broker";
+    EXPECT_EQ(error->status(), QY_ERR_BROKER) << error->what();
+
+    for (auto &delivery : taken) EXPECT_FALSE(error_of([&] { delivery->ack(); }));
+    EXPECT_TRUE(eventually(
+        [&] { return unacknowledged_on_channels(endpoint(), connection_name_) == 0; }, 5s))
+        << unacknowledged_on_channels(endpoint(), connection_name_)
+        << " acks reported sent never reached the broker";
 }
 
 }  // namespace

@@ -142,10 +142,11 @@ TEST_F(Publishing, WhileTheBrokerBlocksPublishersAPublishEndsNotSentAndTheBlockI
     options.publish_timeout = 2s;
     std::mutex log_mutex;
     std::vector<std::string> warnings;
-    options.connection.logger.sink = [&](queuey::LogLevel level, const std::string &line) {
-        std::lock_guard lock(log_mutex);
-        if (level >= queuey::LogLevel::warn) warnings.push_back(line);
-    };
+    options.connection.logger =
+        queuey::Logger::dispatching_to([&](queuey::LogLevel level, const std::string &line) {
+            std::lock_guard lock(log_mutex);
+            if (level >= queuey::LogLevel::warn) warnings.push_back(line);
+        });
     auto backend = std::make_shared<queuey::RabbitBackend>(options);
     queuey::Producer producer(backend);
     queuey::QueueConfig config;

@@ -92,9 +92,10 @@ protected:
     WorkerOptions options_for(std::vector<std::string> queues) {
         WorkerOptions options;
         options.queues = std::move(queues);
-        options.logger.sink = [](queuey::LogLevel level, const std::string &message) {
+        options.logger = queuey::Logger::dispatching_to([](queuey::LogLevel level,
+                                                           const std::string &message) {
             std::fprintf(stderr, "[worker log %d] %s\n", static_cast<int>(level), message.c_str());
-        };
+        });
         return options;
     }
     WorkerOptions options_for(const QueueConfig &queue) {
@@ -588,7 +589,8 @@ TEST_P(WorkerBehaviour, MalformedBodyIsDeadLetteredCountedAndLogged) {
     const QueueConfig q = declare();
     WorkerOptions options = options_for(q);
     Warnings warnings;
-    options.logger.sink = warnings.recording(options.logger);
+    options.logger = queuey::Logger::dispatching_to(warnings.recording(options.logger));
+    const queuey::Logger logger = options.logger;
     Worker &worker = make_worker(std::move(options));
     Runs runs;
     worker.register_handler(job_type,
@@ -601,6 +603,7 @@ TEST_P(WorkerBehaviour, MalformedBodyIsDeadLetteredCountedAndLogged) {
     EXPECT_TRUE(wait_until([&] { return worker.counters().dead_lettered_malformed >= 1; }, 5s));
     std::this_thread::sleep_for(200ms);
     thread.stop();
+    logger.stop();  // the lines the worker logged are delivered
 
     ASSERT_EQ(runs.count(), 1u) << "a handler saw the malformed body";
     EXPECT_EQ(runs.all()[0].job_id, fine.job_id);
@@ -626,7 +629,8 @@ TEST_P(WorkerBehaviour, MalformedBodyThatCannotBeCopiedIsDroppedCountedAndLogged
         GTEST_SKIP() << "the memory backend cannot remove a queue: its copy cannot fail";
     WorkerOptions options = options_for(q);
     Warnings warnings;
-    options.logger.sink = warnings.recording(options.logger);
+    options.logger = queuey::Logger::dispatching_to(warnings.recording(options.logger));
+    const queuey::Logger logger = options.logger;
     Worker &worker = make_worker(std::move(options));
     worker.register_handler(job_type, [](const Job &) { return JobOutcome::success(); });
     publish_malformed(q.name, "{}");
@@ -634,6 +638,7 @@ TEST_P(WorkerBehaviour, MalformedBodyThatCannotBeCopiedIsDroppedCountedAndLogged
     EXPECT_TRUE(wait_until([&] { return worker.counters().dropped_malformed >= 1; }, 10s));
     std::this_thread::sleep_for(500ms);
     thread.stop();
+    logger.stop();  // the lines the worker logged are delivered
 
     EXPECT_EQ(under_->ready_count(q.name), 0u) << "rejected without requeue: no loop";
     expect_counters(worker.counters(), {.dropped_malformed = 1});
