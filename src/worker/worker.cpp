@@ -156,6 +156,7 @@ void Worker::run() {
     {
         std::lock_guard lock(mutex_);
         parked_.clear();
+        counters_.parked = 0;
     }
     if (failure) std::rethrow_exception(failure);
 }
@@ -185,6 +186,7 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
 void Worker::park(std::shared_ptr<Delivery> delivery) {
     std::lock_guard lock(mutex_);
     parked_.push_back(std::move(delivery));
+    ++counters_.parked;
 }
 
 void Worker::handle(std::shared_ptr<Delivery> delivery) {

@@ -61,6 +61,7 @@ void expect_counters(const WorkerCounters &actual, const WorkerCounters &expecte
     QY_EXPECT_COUNTER(dead_lettered_lost);
     QY_EXPECT_COUNTER(dead_lettered_malformed);
     QY_EXPECT_COUNTER(dropped_malformed);
+    QY_EXPECT_COUNTER(parked);
 #undef QY_EXPECT_COUNTER
 }
 
