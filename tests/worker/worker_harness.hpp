@@ -78,6 +78,10 @@ public:
     // False where that cannot be done (memory: queues are never removed).
     virtual bool remove_dead_letter_queue(const std::string &queue) = 0;
 
+    // Closes backend()'s connection from the broker's side (rabbitmqctl close_connection),
+    // as a network blip would; it reconnects. False where there is none (memory).
+    virtual bool close_connection() = 0;
+
     // Removes what the test created (RabbitMQ: q and q.dead).
     virtual void clean_up() = 0;
 
@@ -112,7 +116,8 @@ public:
     std::size_t count() const;
     // Runs of one job, in order.
     std::vector<Seen> of(const std::string &job_id) const;
-    bool wait_for(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+    bool wait_for(std::size_t n,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
 
 private:
     mutable std::mutex mutex_;
