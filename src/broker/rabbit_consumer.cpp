@@ -135,8 +135,8 @@ void RabbitDelivery::settle(Settlement settlement) {
 void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds) {
     if (stale()) throw stale_delivery();
     const auto outcomes = backend_.publish_messages({std::move(successor)}, std::move(holds));
-    // On failure the worker keeps the delivery until its channel closes, which records
-    // the redelivery as this process's own: the attempt reruns, uncharged.
+    // On failure the worker keeps the delivery and tries the settle again later
+    // (docs/worker.md, settle failures).
     if (outcomes.front().status != QY_OK)
         throw Error(outcomes.front().status, "", outcomes.front().message);
     settle(Settlement::ack);

@@ -13,9 +13,9 @@ namespace {
 // How often an idle worker thread looks up from the consumer to see if it should stop.
 constexpr std::chrono::milliseconds idle_poll{100};
 
-// "250ms", "1.5s", "30s": the job timeout as the dead-letter reasons show it.
-std::string format_limit(std::chrono::milliseconds limit) {
-    const auto ms = limit.count();
+// "250ms", "1.5s", "30s": a duration as the dead-letter reasons and the log show it.
+std::string format_duration(std::chrono::milliseconds duration) {
+    const auto ms = duration.count();
     if (ms < 1000) return std::to_string(ms) + "ms";
     std::string seconds = std::to_string(ms / 1000);
     if (const auto rest = ms % 1000) {
@@ -153,11 +153,8 @@ void Worker::run() {
         watchdog.join();
     }
     consumer.reset();  // parked deliveries go back to their queues with the channels
-    {
-        std::lock_guard lock(mutex_);
-        parked_.clear();
-        counters_.parked = 0;
-    }
+    parked_.clear();
+    counters_.parked = 0;
     if (failure) std::rethrow_exception(failure);
 }
 
@@ -172,6 +169,7 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
         // On shutdown the first thread stops the flow; then all of them run what was
         // received already, so that no job goes back to the queue marked redelivered.
         if (stopping) std::call_once(stopped, [&consumer] { consumer.stop(); });
+        retry_parked();  // first: a settle that goes through frees a prefetch slot
         std::unique_ptr<Delivery> delivery = consumer.next(idle_poll);
         if (!delivery) {
             if (stopping) return;
@@ -181,12 +179,6 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
         handle(std::move(delivery));
         --counters_.in_flight;
     }
-}
-
-void Worker::park(std::shared_ptr<Delivery> delivery) {
-    std::lock_guard lock(mutex_);
-    parked_.push_back(std::move(delivery));
-    ++counters_.parked;
 }
 
 void Worker::handle(std::shared_ptr<Delivery> delivery) {
@@ -235,7 +227,7 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
 }
 
 void Worker::watch_timeouts() {
-    const std::string error = "job timed out after " + format_limit(*options_.job_timeout);
+    const std::string error = "job timed out after " + format_duration(*options_.job_timeout);
     std::unique_lock lock(mutex_);
     while (!(stopping_ && running_jobs_.empty())) {
         auto wake = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -353,10 +345,42 @@ SettleAction Worker::dead_letter(const Envelope &envelope, const std::string &re
 }
 
 void Worker::settle(std::shared_ptr<Delivery> delivery, SettleAction action) {
-    if (const auto failure = perform(*delivery, action)) {
-        log_unsettled(action, delivery->envelope(), failure->what());
-        park(std::move(delivery));
+    settle(ParkedDeliveries::Parked{std::move(delivery), std::move(action)});
+}
+
+void Worker::settle(ParkedDeliveries::Parked parked) {
+    const bool was_parked = parked.failures > 0;
+    const Envelope &envelope = parked.delivery->envelope();
+    const auto failure = perform(*parked.delivery, parked.action);
+    if (!failure || failure->status() == QY_ERR_STALE_DELIVERY) {
+        if (was_parked) --counters_.parked;
+        if (failure)
+            log_unsettled(parked.action, envelope,
+                          std::string(failure->what()) + "; not kept: its job comes back");
+        else if (was_parked)
+            options_.logger.info("settled job " + envelope.job_id + " (" + parked.action.name() +
+                                 ") on try " + std::to_string(parked.failures + 1));
+        return;
     }
+    if (!was_parked) ++counters_.parked;
+    ++parked.failures;
+    const auto wait = ParkedDeliveries::wait_after(parked.failures);
+    log_unsettled(parked.action, envelope,
+                  std::string(failure->what()) + "; kept unsettled, tried again in " +
+                      format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(wait)));
+    parked_.park(std::move(parked), std::chrono::steady_clock::now());
+}
+
+void Worker::retry_parked() {
+    if (counters_.parked.load() == 0) return;
+    for (const ParkedDeliveries::Parked &stale : parked_.take_stale()) {
+        --counters_.parked;
+        options_.logger.warn("dropped parked job " + stale.delivery->envelope().job_id + " (" +
+                             stale.action.name() +
+                             "): its channel or connection was replaced; the broker redelivers "
+                             "the job");
+    }
+    if (auto due = parked_.take_due(std::chrono::steady_clock::now())) settle(std::move(*due));
 }
 
 std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {

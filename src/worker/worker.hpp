@@ -6,6 +6,7 @@
 #include "../error.hpp"
 #include "../log.hpp"
 #include "job.hpp"
+#include "parked_deliveries.hpp"
 #include "settle_action.hpp"
 #include "worker_counters.hpp"
 
@@ -89,17 +90,20 @@ private:
     SettleAction lost_run(const Delivery &delivery);
     SettleAction dead_letter(const Envelope &envelope, const std::string &reason,
                              std::atomic<std::uint64_t> &cause);
-    // Settles by action, never throwing; a failed settle is counted, logged and parked.
+    // Settles by action, never throwing. A settle that fails is counted, logged and
+    // parked to be tried again, unless the delivery went stale.
     void settle(std::shared_ptr<Delivery> delivery, SettleAction action);
+    // The same for a settle tried again (parked.failures > 0) or for the first time.
+    void settle(ParkedDeliveries::Parked parked);
+    // One loop turn's share of the parked deliveries: drops those gone stale and tries
+    // again the settle of one that is due.
+    void retry_parked();
     // Tries action once and counts it: its counter when it went through, else a settle
     // failure, which it returns. A hold refused for good turns action into a dead letter
     // "{what} refused: {error}": every redelivery would fail the same way.
     std::optional<Error> perform(Delivery &delivery, SettleAction &action);
     void log_unsettled(const SettleAction &action, const Envelope &envelope,
                        const std::string &why);
-    // Keeps a delivery whose settle failed until the consumer closes: freed now, it would
-    // go straight back to the queue and run again in a loop.
-    void park(std::shared_ptr<Delivery> delivery);
     const RetryPolicy &policy_for(const Delivery &delivery, const Registration *registration,
                                   const JobOutcome *outcome) const;
 
@@ -113,7 +117,8 @@ private:
     bool stopping_ = false;
     bool running_ = false;
     std::vector<std::shared_ptr<RunningJob>> running_jobs_;  // for the timeout watchdog
-    std::vector<std::shared_ptr<Delivery>> parked_;
+
+    ParkedDeliveries parked_;  // thread-safe itself
 };
 
 }  // namespace queuey

@@ -1169,8 +1169,9 @@ TEST_P(WorkerBehaviour, ShutdownTwiceFromTwoThreadsIsFine) {
 // ---- settle failures (behaviour.md section 6) ------------------------------------------
 // "Settle failures (ack, retry, defer, dead-letter that failed) are counted and logged,
 // never retried in a loop: the broker redelivers." (docs/broker.md: the original stays
-// unacknowledged and comes back when its channel or connection closes; queuey does not
-// reject-and-requeue it at once, which would be a hot redelivery loop.)
+// unacknowledged; queuey does not reject-and-requeue it at once, which would be a hot
+// redelivery loop. The worker tries the same settle again after 1 s, 2 s, ...:
+// docs/worker.md, settle failures, and tests/worker/parked_settles_test.cpp.)
 
 TEST_P(WorkerBehaviour, ARetryWhoseDelayNoHoldCanExpressIsDeadLetteredNotLeftToLoop) {
     // A retry whose delay no hold can express (over 2147483647 ms, behaviour.md section 3)
@@ -1204,7 +1205,7 @@ TEST_P(WorkerBehaviour, ARetryWhoseDelayNoHoldCanExpressIsDeadLetteredNotLeftToL
     EXPECT_EQ(under_->ready_count(q.name), 0u);
 }
 
-TEST_P(WorkerBehaviour, FailedDeadLetterSettleIsCountedAndNotRetriedInALoop) {
+TEST_P(WorkerBehaviour, FailedDeadLetterSettleIsCountedAndTriedAgainWithABackoffNotInALoop) {
     // docs/broker.md's own example: "a publish that keeps failing (a deleted dead-letter
     // queue, say) would then turn into a hot redelivery loop".
     const QueueConfig q = declare();
@@ -1218,14 +1219,15 @@ TEST_P(WorkerBehaviour, FailedDeadLetterSettleIsCountedAndNotRetriedInALoop) {
     enqueue(q.name);
     WorkerThread &thread = start(worker);
     ASSERT_TRUE(wait_until([&] { return worker.counters().settle_failures >= 1; }));
-    std::this_thread::sleep_for(1s);
+    std::this_thread::sleep_for(2s);  // tried again after 1 s; the next try is 2 s later
     const auto counters = worker.counters();
     const auto runs_while_running = runs.count();
     thread.stop();
 
     EXPECT_EQ(runs_while_running, 1u)
         << "the job was run again after its dead-letter publish failed";
-    EXPECT_EQ(counters.settle_failures, 1u);
+    EXPECT_EQ(counters.settle_failures, 2u);
+    EXPECT_EQ(counters.parked, 1u);
     std::size_t remaining = 0;
     EXPECT_TRUE(wait_until([&] { return (remaining = under_->ready_count(q.name)) == 1; }, 5s))
         << remaining << " jobs in the queue";
