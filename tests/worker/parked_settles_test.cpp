@@ -6,8 +6,6 @@
 #include "settle_faults.hpp"
 #include "worker_harness.hpp"
 
-#include "producer.hpp"
-
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -26,22 +24,12 @@ using queuey::WorkerOptions;
 
 constexpr const char *job_type = "wt.job";
 
-class ParkedSettles : public ::testing::TestWithParam<BackendKind> {
+class ParkedSettles : public OnEachBackend {
 protected:
-    void SetUp() override {
-        try {
-            under_ = make_backend(GetParam());
-        } catch (const std::exception &error) {
-            GTEST_FAIL() << "no " << name_of(GetParam()) << " backend: " << error.what();
-        }
-        producer_.emplace(under_->backend());
-    }
-
     void TearDown() override {
         thread_.reset();  // shutdown + join, before the worker goes
         worker_.reset();
-        producer_.reset();
-        if (under_) under_->clean_up();
+        OnEachBackend::TearDown();
     }
 
     QueueConfig declare(std::uint16_t prefetch) {
@@ -121,8 +109,6 @@ protected:
         EXPECT_EQ(first_runs, 1u) << "the handler ran again for a settle that failed";
     }
 
-    std::unique_ptr<BackendUnderTest> under_;
-    std::optional<queuey::Producer> producer_;
     std::shared_ptr<SettleFaults> faults_ = std::make_shared<SettleFaults>();
     Runs runs_;
     std::mutex log_mutex_;
@@ -294,13 +280,7 @@ TEST_P(ParkedSettles, ASettleThatFailsAsStaleIsNotKept) {
     EXPECT_EQ(under_->ready_count(q.name), 0u);
 }
 
-std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info) {
-    return name_of(info.param);
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, ParkedSettles,
-                         ::testing::Values(BackendKind::memory, BackendKind::rabbitmq),
-                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ParkedSettles, ::testing::ValuesIn(each_backend), backend_name);
 
 }  // namespace
 }  // namespace queuey_wt

@@ -65,22 +65,12 @@ void expect_counters(const WorkerCounters &actual, const WorkerCounters &expecte
 #undef QY_EXPECT_COUNTER
 }
 
-class WorkerBehaviour : public ::testing::TestWithParam<BackendKind> {
+class WorkerBehaviour : public OnEachBackend {
 protected:
-    void SetUp() override {
-        try {
-            under_ = make_backend(GetParam());
-        } catch (const std::exception &error) {
-            GTEST_FAIL() << "no " << name_of(GetParam()) << " backend: " << error.what();
-        }
-        producer_.emplace(under_->backend());
-    }
-
     void TearDown() override {
         threads_.clear();  // shutdown + join, before their workers go
         workers_.clear();
-        producer_.reset();
-        if (under_) under_->clean_up();
+        OnEachBackend::TearDown();
     }
 
     bool on_memory() const { return GetParam() == BackendKind::memory; }
@@ -212,8 +202,6 @@ protected:
         EXPECT_EQ(counters.dead_lettered_exhausted, 1u);
     }
 
-    std::unique_ptr<BackendUnderTest> under_;
-    std::optional<queuey::Producer> producer_;
     std::vector<std::unique_ptr<Worker>> workers_;
     std::vector<std::unique_ptr<WorkerThread>> threads_;
 };
@@ -1378,16 +1366,9 @@ TEST_P(WorkerBehaviour, DefaultConcurrencyIsTheSumOfThePrefetch) {
     EXPECT_EQ(most_running.load(), 5) << "prefetch 2 + 3";
 }
 
-std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info) {
-    return name_of(info.param);
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, WorkerBehaviour,
-                         ::testing::Values(BackendKind::memory, BackendKind::rabbitmq),
+INSTANTIATE_TEST_SUITE_P(Backends, WorkerBehaviour, ::testing::ValuesIn(each_backend),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, WorkerShutdown,
-                         ::testing::Values(BackendKind::memory, BackendKind::rabbitmq),
-                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, WorkerShutdown, ::testing::ValuesIn(each_backend), backend_name);
 
 }  // namespace
 }  // namespace queuey_wt

@@ -201,6 +201,24 @@ std::unique_ptr<BackendUnderTest> make_backend(BackendKind kind) {
     return std::make_unique<RabbitUnderTest>();
 }
 
+void OnEachBackend::SetUp() {
+    try {
+        under_ = make_backend(GetParam());
+    } catch (const std::exception &error) {
+        GTEST_FAIL() << "no " << name_of(GetParam()) << " backend: " << error.what();
+    }
+    producer_.emplace(under_->backend());
+}
+
+void OnEachBackend::TearDown() {
+    producer_.reset();
+    if (under_) under_->clean_up();
+}
+
+std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info) {
+    return name_of(info.param);
+}
+
 bool wait_until(const std::function<bool()> &done, std::chrono::milliseconds timeout,
                 std::chrono::milliseconds step) {
     return queuey_it::eventually(done, timeout, step);

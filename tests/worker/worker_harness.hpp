@@ -14,8 +14,11 @@
 
 #include "backend.hpp"
 #include "envelope.hpp"
+#include "producer.hpp"
 #include "topology.hpp"
 #include "worker/worker.hpp"
+
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -91,6 +94,21 @@ protected:
 
 // Throws std::runtime_error when the broker cannot be had (RabbitMQ).
 std::unique_ptr<BackendUnderTest> make_backend(BackendKind kind);
+
+// The fixture of the tests that run on each backend: the backend under test and a
+// producer on it. A subclass stops its workers before it calls TearDown().
+class OnEachBackend : public ::testing::TestWithParam<BackendKind> {
+protected:
+    void SetUp() override;
+    void TearDown() override;
+
+    std::unique_ptr<BackendUnderTest> under_;
+    std::optional<queuey::Producer> producer_;
+};
+
+// INSTANTIATE_TEST_SUITE_P(Backends, Suite, ::testing::ValuesIn(each_backend), backend_name).
+inline const std::vector<BackendKind> each_backend{BackendKind::memory, BackendKind::rabbitmq};
+std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info);
 
 // Polls until done() or timeout.
 bool wait_until(const std::function<bool()> &done,
