@@ -33,6 +33,10 @@ public:
     // How often the job was lost before this delivery: the count a requeue_lost() copy
     // carries (0 for any other delivery).
     virtual std::uint32_t lost_runs() const = 0;
+    // The job went back to its queue without this delivery: its channel or connection
+    // was replaced (RabbitMQ), or its consumer was closed. The job is delivered again;
+    // settling this delivery fails (QY_ERR_STALE_DELIVERY) and publishes nothing.
+    virtual bool stale() const = 0;
 
     virtual void ack() = 0;
     // Publishes next into the hold queue for delay, then acks. next is what the retry

@@ -286,6 +286,7 @@ const (
 	CounterDeadLetteredLost        Counter = C.QY_COUNTER_DEAD_LETTERED_LOST
 	CounterDeadLetteredMalformed   Counter = C.QY_COUNTER_DEAD_LETTERED_MALFORMED
 	CounterDroppedMalformed        Counter = C.QY_COUNTER_DROPPED_MALFORMED
+	CounterParked                  Counter = C.QY_COUNTER_PARKED
 )
 
 // Counter reads a count of what the worker did; from any goroutine while it runs.

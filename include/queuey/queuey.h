@@ -877,7 +877,12 @@ typedef enum qy_counter {
         queue (it is missing, or the publish failed): rejected without requeue, so they
         are gone for good. Logged as a warning. Not a settle failure: nothing comes back.
         @since 0.2.0 */
-    QY_COUNTER_DROPPED_MALFORMED = 13
+    QY_COUNTER_DROPPED_MALFORMED = 13,
+    /** Jobs whose settle failed and that the worker keeps unsettled while it tries that
+        settle again: a gauge, like QY_COUNTER_IN_FLIGHT. Each holds one of its queue's
+        prefetch slots, so a worker whose parked jobs fill the prefetch receives nothing
+        until a settle goes through (docs/worker.md, settle failures). @since 0.2.0 */
+    QY_COUNTER_PARKED = 14
 } qy_counter;
 
 /**

@@ -20,6 +20,12 @@ AmqpProperties malformed_copy_properties(const std::string &queue, const std::st
     return props;
 }
 
+Error stale_delivery() {
+    return Error(QY_ERR_STALE_DELIVERY, "",
+                 "the delivery came on a connection or channel that has since been replaced; "
+                 "not settled (the broker redelivers the job)");
+}
+
 }  // namespace
 
 RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueConfig> &queues,
@@ -125,18 +131,15 @@ void RabbitDelivery::check_unsettled() const {
 void RabbitDelivery::settle(Settlement settlement) {
     // A settle refused here or dropped later never reaches the broker: the I/O thread
     // recorded the job as its own redelivery when it replaced the channel.
-    if (!connection_.settle(subscription_, delivery_, settlement)) {
-        throw Error(QY_ERR_STALE_DELIVERY, "",
-                    "the delivery came on a connection or channel that has since been replaced; "
-                    "not settled (the broker redelivers the job)");
-    }
+    if (!connection_.settle(subscription_, delivery_, settlement)) throw stale_delivery();
     settled_ = true;
 }
 
 void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds) {
+    if (stale()) throw stale_delivery();
     const auto outcomes = backend_.publish_messages({std::move(successor)}, std::move(holds));
-    // On failure the worker keeps the delivery until its channel closes, which records
-    // the redelivery as this process's own: the attempt reruns, uncharged.
+    // On failure the worker keeps the delivery and tries the settle again later
+    // (docs/worker.md, settle failures).
     if (outcomes.front().status != QY_OK)
         throw Error(outcomes.front().status, "", outcomes.front().message);
     settle(Settlement::ack);

@@ -56,6 +56,7 @@ public:
     const QueueConfig &queue() const override { return config_; }
     bool redelivered() const override { return possibly_started_; }
     std::uint32_t lost_runs() const override { return delivery_.lost_runs; }
+    bool stale() const override { return delivery_.generation != subscription_->generation.load(); }
     void ack() override;
     void retry(const Envelope &next, std::chrono::nanoseconds delay) override;
     void defer(const Envelope &next, std::chrono::nanoseconds delay) override;
@@ -65,7 +66,9 @@ public:
 private:
     void check_unsettled() const;
     // Publishes the successor (declaring holds first), waits for its confirm, and only
-    // then acks; a failed publish leaves the delivery unsettled and throws.
+    // then acks; a failed publish leaves the delivery unsettled and throws. A stale
+    // delivery throws QY_ERR_STALE_DELIVERY before it publishes anything: its job comes
+    // back anyway, and a successor would double it.
     void publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds = {});
     void settle(Settlement settlement);
 

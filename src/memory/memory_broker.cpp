@@ -354,6 +354,11 @@ void MemoryBroker::requeue_lost(MemoryLease &lease, std::uint32_t lost_runs) {
     finish_locked(lease, MemoryLease::State::settled);
 }
 
+bool MemoryBroker::revoked(const MemoryLease &lease) const {
+    std::lock_guard lock(mutex_);
+    return lease.state == MemoryLease::State::revoked;
+}
+
 void MemoryBroker::release(MemoryLease &lease) {
     std::lock_guard lock(mutex_);
     if (lease.state != MemoryLease::State::unsettled) return;

@@ -88,6 +88,8 @@ public:
     void dead_letter(MemoryLease &lease, const std::string &reason);
     // The same job to the back of its queue, carrying lost_runs.
     void requeue_lost(MemoryLease &lease, std::uint32_t lost_runs);
+    // The lease's consumer was closed (or the backend): its job went back to its queue.
+    bool revoked(const MemoryLease &lease) const;
     // For a delivery freed unsettled: back to its place in its queue, marked redelivered
     // (its holder may have been running it), as after a crash on RabbitMQ.
     void release(MemoryLease &lease);

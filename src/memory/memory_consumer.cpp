@@ -41,6 +41,8 @@ MemoryDelivery::MemoryDelivery(std::shared_ptr<MemoryBroker> broker,
 
 MemoryDelivery::~MemoryDelivery() { broker_->release(*lease_); }
 
+bool MemoryDelivery::stale() const { return broker_->revoked(*lease_); }
+
 void MemoryDelivery::ack() { broker_->ack(*lease_); }
 
 void MemoryDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay) {

@@ -43,6 +43,7 @@ public:
     const QueueConfig &queue() const override { return lease_->config; }
     bool redelivered() const override { return lease_->message.redelivered; }
     std::uint32_t lost_runs() const override { return lease_->message.message.lost_runs; }
+    bool stale() const override;
     void ack() override;
     // next arrives in this delivery's queue after exactly delay (zero: at once).
     void retry(const Envelope &next, std::chrono::nanoseconds delay) override;

@@ -13,9 +13,9 @@ namespace {
 // How often an idle worker thread looks up from the consumer to see if it should stop.
 constexpr std::chrono::milliseconds idle_poll{100};
 
-// "250ms", "1.5s", "30s": the job timeout as the dead-letter reasons show it.
-std::string format_limit(std::chrono::milliseconds limit) {
-    const auto ms = limit.count();
+// "250ms", "1.5s", "30s": a duration as the dead-letter reasons and the log show it.
+std::string format_duration(std::chrono::milliseconds duration) {
+    const auto ms = duration.count();
     if (ms < 1000) return std::to_string(ms) + "ms";
     std::string seconds = std::to_string(ms / 1000);
     if (const auto rest = ms % 1000) {
@@ -153,10 +153,8 @@ void Worker::run() {
         watchdog.join();
     }
     consumer.reset();  // parked deliveries go back to their queues with the channels
-    {
-        std::lock_guard lock(mutex_);
-        parked_.clear();
-    }
+    parked_.clear();
+    counters_.parked = 0;
     if (failure) std::rethrow_exception(failure);
 }
 
@@ -171,6 +169,7 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
         // On shutdown the first thread stops the flow; then all of them run what was
         // received already, so that no job goes back to the queue marked redelivered.
         if (stopping) std::call_once(stopped, [&consumer] { consumer.stop(); });
+        retry_parked();  // first: a settle that goes through frees a prefetch slot
         std::unique_ptr<Delivery> delivery = consumer.next(idle_poll);
         if (!delivery) {
             if (stopping) return;
@@ -182,31 +181,28 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
     }
 }
 
-void Worker::park(std::shared_ptr<Delivery> delivery) {
-    std::lock_guard lock(mutex_);
-    parked_.push_back(std::move(delivery));
-}
-
 void Worker::handle(std::shared_ptr<Delivery> delivery) {
     const Envelope &envelope = delivery->envelope();
     const auto found = handlers_.find(envelope.job_type);
     const Registration *registration = found == handlers_.end() ? nullptr : &found->second;
 
     if (delivery->redelivered()) {  // it may have been running when its worker was lost
-        if (!requeue_or_give_up_lost(*delivery)) park(std::move(delivery));
+        SettleAction action = lost_run(*delivery);
+        settle(std::move(delivery), std::move(action));
         return;
     }
     if (registration == nullptr) {
-        if (!dead_letter(*delivery, "no handler for job type `" + envelope.job_type + "`",
-                         counters_.dead_lettered_unknown_type))
-            park(std::move(delivery));
+        SettleAction action =
+            dead_letter(envelope, "no handler for job type `" + envelope.job_type + "`",
+                        counters_.dead_lettered_unknown_type);
+        settle(std::move(delivery), std::move(action));
         return;
     }
     if (!options_.job_timeout) {
         static const std::atomic<bool> never_cancelled{false};
-        if (!settle(*delivery, invoke(registration->handler, envelope, never_cancelled),
-                    registration))
-            park(std::move(delivery));
+        SettleAction action = decide(
+            *delivery, invoke(registration->handler, envelope, never_cancelled), registration);
+        settle(std::move(delivery), std::move(action));
         return;
     }
     auto job = std::make_shared<RunningJob>();
@@ -223,15 +219,15 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
         std::lock_guard lock(mutex_);
         std::erase(running_jobs_, job);
     }
-    if (!job->claimed.exchange(true)) {
-        if (!settle(*delivery, outcome, registration)) park(std::move(delivery));
-    } else
+    if (!job->claimed.exchange(true))
+        settle(delivery, decide(*delivery, outcome, registration));
+    else
         options_.logger.warn("job " + envelope.job_id +
                              " returned after it had timed out; its outcome is ignored");
 }
 
 void Worker::watch_timeouts() {
-    const std::string error = "job timed out after " + format_limit(*options_.job_timeout);
+    const std::string error = "job timed out after " + format_duration(*options_.job_timeout);
     std::unique_lock lock(mutex_);
     while (!(stopping_ && running_jobs_.empty())) {
         auto wake = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -252,8 +248,8 @@ void Worker::watch_timeouts() {
         for (const auto &job : expired) {
             job->cancelled = true;
             ++counters_.timed_out;
-            if (!settle(*job->delivery, JobOutcome::retryable(error), job->registration))
-                park(job->delivery);
+            settle(job->delivery,
+                   decide(*job->delivery, JobOutcome::retryable(error), job->registration));
         }
         lock.lock();
     }
@@ -275,52 +271,48 @@ const RetryPolicy &Worker::policy_for(const Delivery &delivery, const Registrati
     return effective_retry_policy(choices, options_.default_retry);
 }
 
-bool Worker::settle(Delivery &delivery, const JobOutcome &outcome,
-                    const Registration *registration) {
+SettleAction Worker::decide(const Delivery &delivery, const JobOutcome &outcome,
+                            const Registration *registration) {
     const Envelope &envelope = delivery.envelope();
-    const auto counted = [](bool settled, std::atomic<std::uint64_t> &counter) {
-        if (settled) ++counter;
-        return settled;
-    };
     switch (outcome.kind) {
         case JobOutcome::Kind::success:
-            return counted(try_settle("acknowledge", envelope, [&] { delivery.ack(); }),
-                           counters_.succeeded);
+            return {.kind = SettleAction::Kind::ack, .counter = &counters_.succeeded};
         case JobOutcome::Kind::retryable_error:
             return retry_or_give_up(delivery, outcome.message,
                                     policy_for(delivery, registration, &outcome));
         case JobOutcome::Kind::fatal_error:
-            return dead_letter(delivery, "fatal error: " + outcome.message,
+            return dead_letter(envelope, "fatal error: " + outcome.message,
                                counters_.dead_lettered_fatal);
-        case JobOutcome::Kind::deferral: {
+        case JobOutcome::Kind::deferral:
             // Costs no attempt and ignores the retry policy; comes back ahead of the backlog.
-            const Envelope next = envelope.deferred(delivery.queue().deferral_priority());
-            return hold_or_dead_letter(delivery, "deferral", counters_.deferred,
-                                       [&] { delivery.defer(next, outcome.defer_delay); });
-        }
-        case JobOutcome::Kind::undecodable:
-            return dead_letter(delivery, "decode error: " + outcome.message,
-                               counters_.dead_lettered_undecodable);
+            return {.kind = SettleAction::Kind::defer,
+                    .counter = &counters_.deferred,
+                    .next = envelope.deferred(delivery.queue().deferral_priority()),
+                    .delay = outcome.defer_delay};
+        case JobOutcome::Kind::undecodable: break;
     }
-    return false;
+    return dead_letter(envelope, "decode error: " + outcome.message,
+                       counters_.dead_lettered_undecodable);
 }
 
-bool Worker::retry_or_give_up(Delivery &delivery, const std::string &error,
-                              const RetryPolicy &policy) {
+SettleAction Worker::retry_or_give_up(const Delivery &delivery, const std::string &error,
+                                      const RetryPolicy &policy) {
     thread_local std::mt19937_64 random{std::random_device{}()};
     const Envelope &envelope = delivery.envelope();
     if (const auto delay = policy.retry_after(envelope.attempt, random))
-        return hold_or_dead_letter(delivery, "retry", counters_.retried,
-                                   [&] { delivery.retry(envelope.next_attempt(), *delay); });
+        return {.kind = SettleAction::Kind::retry,
+                .counter = &counters_.retried,
+                .next = envelope.next_attempt(),
+                .delay = *delay};
     const std::uint32_t max_attempts = std::max<std::uint32_t>(policy.max_attempts, 1);
-    return dead_letter(delivery,
+    return dead_letter(envelope,
                        "max attempts (" + std::to_string(max_attempts) +
                            ") exhausted after attempt " + std::to_string(envelope.attempt) + ": " +
                            error,
                        counters_.dead_lettered_exhausted);
 }
 
-bool Worker::requeue_or_give_up_lost(Delivery &delivery) {
+SettleAction Worker::lost_run(const Delivery &delivery) {
     const Envelope &envelope = delivery.envelope();
     const std::uint32_t budget =
         std::max<std::uint32_t>(delivery.queue().max_lost_runs.value_or(options_.max_lost_runs), 1);
@@ -329,19 +321,18 @@ bool Worker::requeue_or_give_up_lost(Delivery &delivery) {
     ++counters_.worker_lost;
     if (lost >= budget)
         return dead_letter(
-            delivery,
+            envelope,
             "lost " + std::to_string(lost) + " times: the worker was lost while running the job",
             counters_.dead_lettered_lost);
     options_.logger.warn("job " + envelope.job_id + " came back redelivered during attempt " +
                          std::to_string(envelope.attempt) + " (lost run " + std::to_string(lost) +
                          " of " + std::to_string(budget) +
                          " allowed); it goes back to its queue to run again");
-    return try_settle("requeue", envelope, [&] { delivery.requeue_lost(lost); });
+    return {.kind = SettleAction::Kind::requeue_lost, .lost_runs = lost};
 }
 
-bool Worker::dead_letter(Delivery &delivery, const std::string &reason,
-                         std::atomic<std::uint64_t> &cause) {
-    const Envelope &envelope = delivery.envelope();
+SettleAction Worker::dead_letter(const Envelope &envelope, const std::string &reason,
+                                 std::atomic<std::uint64_t> &cause) {
     if (options_.dead_letter_hook) {
         try {
             options_.dead_letter_hook(envelope, reason);
@@ -350,52 +341,82 @@ bool Worker::dead_letter(Delivery &delivery, const std::string &reason,
                                  "; dead-lettering it anyway");
         }
     }
-    const bool settled = try_settle("dead-letter", envelope, [&] { delivery.dead_letter(reason); });
-    if (settled) ++cause;
-    return settled;
+    return {.kind = SettleAction::Kind::dead_letter, .counter = &cause, .reason = reason};
 }
 
-template <typename Settle>
-bool Worker::try_settle(const char *what, const Envelope &envelope, Settle settle) {
-    try {
-        settle();
-        return true;
-    } catch (const std::exception &error) {
-        settle_failed(what, envelope, error);
-        return false;
+void Worker::settle(std::shared_ptr<Delivery> delivery, SettleAction action) {
+    settle(ParkedDeliveries::Parked{std::move(delivery), std::move(action)});
+}
+
+void Worker::settle(ParkedDeliveries::Parked parked) {
+    const bool was_parked = parked.failures > 0;
+    const Envelope &envelope = parked.delivery->envelope();
+    const auto failure = perform(*parked.delivery, parked.action);
+    if (!failure || failure->status() == QY_ERR_STALE_DELIVERY) {
+        if (was_parked) --counters_.parked;
+        if (failure)
+            log_unsettled(parked.action, envelope,
+                          std::string(failure->what()) + "; not kept: its job comes back");
+        else if (was_parked)
+            options_.logger.info("settled job " + envelope.job_id + " (" + parked.action.name() +
+                                 ") on try " + std::to_string(parked.failures + 1));
+        return;
     }
+    if (!was_parked) ++counters_.parked;
+    ++parked.failures;
+    const auto wait = ParkedDeliveries::wait_after(parked.failures);
+    log_unsettled(parked.action, envelope,
+                  std::string(failure->what()) + "; kept unsettled, tried again in " +
+                      format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(wait)));
+    parked_.park(std::move(parked), std::chrono::steady_clock::now());
 }
 
-template <typename Hold>
-bool Worker::hold_or_dead_letter(Delivery &delivery, const char *what,
-                                 std::atomic<std::uint64_t> &counter, Hold hold) {
+void Worker::retry_parked() {
+    if (counters_.parked.load() == 0) return;
+    for (const ParkedDeliveries::Parked &stale : parked_.take_stale()) {
+        --counters_.parked;
+        options_.logger.warn("dropped parked job " + stale.delivery->envelope().job_id + " (" +
+                             stale.action.name() +
+                             "): its channel or connection was replaced; the broker redelivers "
+                             "the job");
+    }
+    if (auto due = parked_.take_due(std::chrono::steady_clock::now())) settle(std::move(*due));
+}
+
+std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {
     try {
-        hold();
-        ++counter;
-        return true;
-    } catch (const Error &error) {
-        // Refused for good: the hold queue exists with other arguments, or the delay
-        // (rounded to the queue's granularity) is past the longest hold. Every
-        // redelivery would fail the same way, so the job goes to the dead letters.
-        const qy_status status = error.status();
-        if (status == QY_ERR_PRECONDITION_FAILED || status == QY_ERR_INVALID_ARGUMENT) {
-            settle_failed(what, delivery.envelope(), error);
-            return dead_letter(delivery, std::string(what) + " refused: " + error.what(),
-                               counters_.dead_lettered_fatal);
+        switch (action.kind) {
+            case SettleAction::Kind::ack: delivery.ack(); break;
+            case SettleAction::Kind::retry: delivery.retry(action.next, action.delay); break;
+            case SettleAction::Kind::defer: delivery.defer(action.next, action.delay); break;
+            case SettleAction::Kind::dead_letter: delivery.dead_letter(action.reason); break;
+            case SettleAction::Kind::requeue_lost: delivery.requeue_lost(action.lost_runs); break;
         }
-        settle_failed(what, delivery.envelope(), error);
-        return false;
+    } catch (const Error &error) {
+        ++counters_.settle_failures;
+        // Refused for good: the hold queue exists with other arguments, or the delay
+        // (rounded to the queue's granularity) is past the longest hold.
+        const qy_status status = error.status();
+        if (!action.holds() ||
+            (status != QY_ERR_PRECONDITION_FAILED && status != QY_ERR_INVALID_ARGUMENT))
+            return error;
+        log_unsettled(action, delivery.envelope(), error.what());
+        action = dead_letter(delivery.envelope(),
+                             std::string(action.name()) + " refused: " + error.what(),
+                             counters_.dead_lettered_fatal);
+        return perform(delivery, action);
     } catch (const std::exception &error) {
-        settle_failed(what, delivery.envelope(), error);
-        return false;
+        ++counters_.settle_failures;
+        return Error(QY_ERR_INTERNAL, "", error.what());
     }
+    if (action.counter) ++*action.counter;
+    return std::nullopt;
 }
 
-void Worker::settle_failed(const char *what, const Envelope &envelope,
-                           const std::exception &error) {
-    ++counters_.settle_failures;
-    options_.logger.warn(std::string("could not settle job ") + envelope.job_id + " (" + what +
-                         "): " + error.what());
+void Worker::log_unsettled(const SettleAction &action, const Envelope &envelope,
+                           const std::string &why) {
+    options_.logger.warn(std::string("could not settle job ") + envelope.job_id + " (" +
+                         action.name() + "): " + why);
 }
 
 }  // namespace queuey

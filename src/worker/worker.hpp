@@ -3,8 +3,11 @@
 #pragma once
 
 #include "../backend.hpp"
+#include "../error.hpp"
 #include "../log.hpp"
 #include "job.hpp"
+#include "parked_deliveries.hpp"
+#include "settle_action.hpp"
 #include "worker_counters.hpp"
 
 #include <atomic>
@@ -74,29 +77,33 @@ private:
         return options_.stop_requested && options_.stop_requested->load();
     }
     void handle(std::shared_ptr<Delivery> delivery);
-    // Keeps a delivery whose settle failed until the consumer closes: freed now, it would
-    // go straight back to the queue and run again in a loop.
-    void park(std::shared_ptr<Delivery> delivery);
-    JobOutcome run_handler(const Registration &registration,
-                           const std::shared_ptr<RunningJob> &job);
     void watch_timeouts();
 
-    // Settling, never throwing: failures are counted and logged; false when it failed.
-    bool settle(Delivery &delivery, const JobOutcome &outcome, const Registration *registration);
-    bool retry_or_give_up(Delivery &delivery, const std::string &error, const RetryPolicy &policy);
-    // A redelivered job: requeued with its lost-run count + 1, or dead-lettered once that
-    // count reaches the budget (docs/worker.md, lost runs).
-    bool requeue_or_give_up_lost(Delivery &delivery);
-    bool dead_letter(Delivery &delivery, const std::string &reason,
-                     std::atomic<std::uint64_t> &cause);
-    template <typename Settle>
-    bool try_settle(const char *what, const Envelope &envelope, Settle settle);
-    // A retry or a deferral (hold publishes successor); counter counts it when it
-    // settled. A hold refused for good dead-letters the job "{what} refused: {error}".
-    template <typename Hold>
-    bool hold_or_dead_letter(Delivery &delivery, const char *what,
-                             std::atomic<std::uint64_t> &counter, Hold hold);
-    void settle_failed(const char *what, const Envelope &envelope, const std::exception &error);
+    // What settles a job, decided once. decide() follows the outcome table, lost_run() a
+    // redelivered job (requeued with its lost-run count + 1, or dead-lettered once that
+    // count reaches the budget; docs/worker.md, lost runs), dead_letter() calls the
+    // dead-letter hook.
+    SettleAction decide(const Delivery &delivery, const JobOutcome &outcome,
+                        const Registration *registration);
+    SettleAction retry_or_give_up(const Delivery &delivery, const std::string &error,
+                                  const RetryPolicy &policy);
+    SettleAction lost_run(const Delivery &delivery);
+    SettleAction dead_letter(const Envelope &envelope, const std::string &reason,
+                             std::atomic<std::uint64_t> &cause);
+    // Settles by action, never throwing. A settle that fails is counted, logged and
+    // parked to be tried again, unless the delivery went stale.
+    void settle(std::shared_ptr<Delivery> delivery, SettleAction action);
+    // The same for a settle tried again (parked.failures > 0) or for the first time.
+    void settle(ParkedDeliveries::Parked parked);
+    // One loop turn's share of the parked deliveries: drops those gone stale and tries
+    // again the settle of one that is due.
+    void retry_parked();
+    // Tries action once and counts it: its counter when it went through, else a settle
+    // failure, which it returns. A hold refused for good turns action into a dead letter
+    // "{what} refused: {error}": every redelivery would fail the same way.
+    std::optional<Error> perform(Delivery &delivery, SettleAction &action);
+    void log_unsettled(const SettleAction &action, const Envelope &envelope,
+                       const std::string &why);
     const RetryPolicy &policy_for(const Delivery &delivery, const Registration *registration,
                                   const JobOutcome *outcome) const;
 
@@ -110,7 +117,8 @@ private:
     bool stopping_ = false;
     bool running_ = false;
     std::vector<std::shared_ptr<RunningJob>> running_jobs_;  // for the timeout watchdog
-    std::vector<std::shared_ptr<Delivery>> parked_;
+
+    ParkedDeliveries parked_;  // thread-safe itself
 };
 
 }  // namespace queuey

@@ -22,6 +22,7 @@ struct WorkerCounters {
     // Bodies that were no envelope (counted by the consumer, never seen by a handler):
     std::uint64_t dead_lettered_malformed = 0;  // copied verbatim to q.dead
     std::uint64_t dropped_malformed = 0;        // the copy failed: rejected, gone
+    std::uint64_t parked = 0;  // held unsettled after a failed settle, to settle again
 };
 
 // The live, atomic form the worker updates.
@@ -29,7 +30,7 @@ struct AtomicWorkerCounters {
     std::atomic<std::uint64_t> succeeded{0}, retried{0}, deferred{0}, dead_lettered_fatal{0},
         dead_lettered_exhausted{0}, dead_lettered_unknown_type{0}, dead_lettered_undecodable{0},
         timed_out{0}, worker_lost{0}, settle_failures{0}, in_flight{0}, dead_lettered_lost{0},
-        dead_lettered_malformed{0}, dropped_malformed{0};
+        dead_lettered_malformed{0}, dropped_malformed{0}, parked{0};
 
     WorkerCounters snapshot() const {
         return {succeeded.load(),
@@ -45,7 +46,8 @@ struct AtomicWorkerCounters {
                 in_flight.load(),
                 dead_lettered_lost.load(),
                 dead_lettered_malformed.load(),
-                dropped_malformed.load()};
+                dropped_malformed.load(),
+                parked.load()};
     }
 };
 

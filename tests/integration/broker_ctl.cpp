@@ -148,6 +148,14 @@ void set_memory_alarm(const BrokerEndpoint &broker, bool raised) {
                                 : "rabbit_alarm:clear_alarm({resource_limit, memory, node()})."});
 }
 
+MemoryAlarm::~MemoryAlarm() {
+    try {
+        set_memory_alarm(broker_, false);
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "the broker's memory alarm stays raised: " << e.what();
+    }
+}
+
 void stop_app(const BrokerEndpoint &broker) { rabbitmqctl(broker, {"-q", "stop_app"}); }
 
 void start_app(const BrokerEndpoint &broker) {

@@ -65,6 +65,20 @@ QueueCounts queue_counts(const BrokerEndpoint &broker, const std::string &queue)
 // Raises or clears the node's memory alarm (rabbit_alarm), which blocks publishers.
 void set_memory_alarm(const BrokerEndpoint &broker, bool raised);
 
+// Raises the broker's memory alarm for as long as it lives.
+class MemoryAlarm {
+public:
+    explicit MemoryAlarm(const BrokerEndpoint &broker) : broker_(broker) {
+        set_memory_alarm(broker_, true);
+    }
+    ~MemoryAlarm();
+    MemoryAlarm(const MemoryAlarm &) = delete;
+    MemoryAlarm &operator=(const MemoryAlarm &) = delete;
+
+private:
+    const BrokerEndpoint &broker_;
+};
+
 // rabbitmqctl stop_app / start_app (waits until the node serves again).
 void stop_app(const BrokerEndpoint &broker);
 void start_app(const BrokerEndpoint &broker);

@@ -14,26 +14,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Raises the node's memory alarm for its lifetime.
-class MemoryAlarm {
-public:
-    explicit MemoryAlarm(const BrokerEndpoint &broker) : broker_(broker) {
-        set_memory_alarm(broker_, true);
-    }
-    ~MemoryAlarm() {
-        try {
-            set_memory_alarm(broker_, false);
-        } catch (const std::exception &error) {
-            ADD_FAILURE() << "cannot clear the memory alarm: " << error.what();
-        }
-    }
-    MemoryAlarm(const MemoryAlarm &) = delete;
-    MemoryAlarm &operator=(const MemoryAlarm &) = delete;
-
-private:
-    const BrokerEndpoint &broker_;
-};
-
 class FlowControl : public CoreTest {
 protected:
     std::shared_ptr<queuey::RabbitBackend> backend_with_timeout(std::chrono::milliseconds timeout) {

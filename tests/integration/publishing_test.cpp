@@ -119,24 +119,6 @@ TEST_F(Publishing, ANackedPublishIsQyErrNacked) {
     EXPECT_EQ(raw_->message_count(full), 1u);
 }
 
-// Raises the broker's memory alarm for as long as it lives.
-class MemoryAlarm {
-public:
-    explicit MemoryAlarm(const BrokerEndpoint &broker) : broker_(broker) {
-        set_memory_alarm(broker_, true);
-    }
-    ~MemoryAlarm() {
-        try {
-            set_memory_alarm(broker_, false);
-        } catch (const std::exception &e) {
-            ADD_FAILURE() << "the broker's memory alarm stays raised: " << e.what();
-        }
-    }
-
-private:
-    const BrokerEndpoint &broker_;
-};
-
 TEST_F(Publishing, WhileTheBrokerBlocksPublishersAPublishEndsNotSentAndTheBlockIsLogged) {
     auto options = backend_options(endpoint(), unique_name("blocked"));
     options.publish_timeout = 2s;

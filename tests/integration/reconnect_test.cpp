@@ -36,6 +36,7 @@ protected:
         auto early = consumer->next(5s);
         ASSERT_TRUE(early);
         const std::string early_id = early->envelope().job_id;
+        EXPECT_FALSE(early->stale());
 
         const std::uint64_t before = reconnects();
         interrupt();
@@ -43,6 +44,14 @@ protected:
         if (after) after();
 
         for (const auto &env : enqueue_jobs(config.name, 5, "after")) expected.push_back(env);
+        EXPECT_TRUE(early->stale());
+        // A retry of it publishes no successor: the job comes back anyway.
+        const auto stale_retry =
+            error_of([&] { early->retry(early->envelope().next_attempt(), 0ms); });
+        ASSERT_TRUE(stale_retry) << "a retry of a delivery of the old connection succeeded";
+        EXPECT_EQ(stale_retry->status(), QY_ERR_STALE_DELIVERY) << stale_retry->what();
+        EXPECT_EQ(raw_->message_count(queuey::hold_queue_spec(config, 0ms).name).value_or(0), 0u)
+            << "a successor was published for a job the broker redelivers";
         const auto stale = error_of([&] { early->ack(); });
         ASSERT_TRUE(stale) << "a delivery of the old connection was settled on the new one";
         EXPECT_EQ(stale->status(), QY_ERR_STALE_DELIVERY) << stale->what();

@@ -638,7 +638,9 @@ TEST_F(MemoryBackendTest, ClosingAConsumerRequeuesItsDeliveriesAndTheirSettlesFa
         auto consumer = backend.consume("q");
         delivery = consumer->next(1s);
         ASSERT_NE(delivery, nullptr);
+        EXPECT_FALSE(delivery->stale());
     }
+    EXPECT_TRUE(delivery->stale());
     EXPECT_EQ(delivery->envelope(), envelope) << "a delivery outlives its consumer";
     EXPECT_EQ(backend.snapshot().pending("q"), std::vector<Envelope>{envelope});
     EXPECT_EQ(error_of([&] { delivery->ack(); }).status(), QY_ERR_STALE_DELIVERY);

@@ -1,5 +1,6 @@
 #include "worker_harness.hpp"
 
+#include "broker_ctl.hpp"
 #include "broker_fixture.hpp"
 #include "core_fixture.hpp"
 #include "raw_amqp.hpp"
@@ -16,7 +17,9 @@
 
 namespace queuey_wt {
 
-std::string name_of(BackendKind kind) { return kind == BackendKind::memory ? "memory" : "rabbitmq"; }
+std::string name_of(BackendKind kind) {
+    return kind == BackendKind::memory ? "memory" : "rabbitmq";
+}
 
 queuey::QueueConfig BackendUnderTest::declare_queue(
     const std::function<void(queuey::QueueConfig &)> &tweak) {
@@ -64,9 +67,13 @@ public:
         return taken;
     }
 
-    std::shared_ptr<queuey::Backend> another_process(const queuey::QueueConfig &) override { return backend_; }
+    std::shared_ptr<queuey::Backend> another_process(const queuey::QueueConfig &) override {
+        return backend_;
+    }
 
     bool remove_dead_letter_queue(const std::string &) override { return false; }
+
+    bool close_connection() override { return false; }
 
     void clean_up() override { backend_->close(); }
 
@@ -81,8 +88,9 @@ class RabbitUnderTest final : public BackendUnderTest {
 public:
     RabbitUnderTest()
         : endpoint_(queuey_it::broker()),
+          connection_name_(queuey_it::unique_name("worker")),
           backend_(std::make_shared<queuey::RabbitBackend>(
-              queuey_it::backend_options(endpoint_, queuey_it::unique_name("worker")))),
+              queuey_it::backend_options(endpoint_, connection_name_))),
           raw_(endpoint_) {}
 
     BackendKind kind() const override { return BackendKind::rabbitmq; }
@@ -97,12 +105,14 @@ public:
                 dead.envelope = queuey::decode_envelope(message.body);
             } catch (const std::exception &error) {
                 ADD_FAILURE() << "a dead letter of " << queue << " is no envelope: " << error.what()
-                              << "\n" << message.body;
+                              << "\n"
+                              << message.body;
             }
             if (const auto *reason = message.header("x-death-reason")) dead.reason = reason->text;
             if (const auto *original = message.header("x-original-queue"))
                 dead.original_queue = original->text;
-            if (const auto *attempts = message.header("x-attempts")) dead.attempts_header = attempts->integer;
+            if (const auto *attempts = message.header("x-attempts"))
+                dead.attempts_header = attempts->integer;
             seen.push_back(std::move(dead));
         }
         return seen;
@@ -113,7 +123,9 @@ public:
         return raw_.message_count(queue).value_or(0);
     }
 
-    std::optional<std::size_t> in_flight_count(const std::string &) override { return std::nullopt; }
+    std::optional<std::size_t> in_flight_count(const std::string &) override {
+        return std::nullopt;
+    }
 
     // A crash, as the broker sees it: a connection that holds the job unacknowledged goes
     // away. The broker requeues the job marked redelivered.
@@ -146,6 +158,10 @@ public:
         return true;
     }
 
+    bool close_connection() override {
+        return queuey_it::close_connections(endpoint_, connection_name_) == 2;  // publish, consume
+    }
+
     void clean_up() override {
         backend_->close();
         std::lock_guard lock(mutex_);
@@ -169,6 +185,7 @@ protected:
 
 private:
     const queuey_it::BrokerEndpoint &endpoint_;
+    const std::string connection_name_;
     std::shared_ptr<queuey::RabbitBackend> backend_;
     std::mutex mutex_;  // guards raw_ (not thread-safe), dead_ and queues_
     queuey_it::RawAmqp raw_;
@@ -184,6 +201,24 @@ std::unique_ptr<BackendUnderTest> make_backend(BackendKind kind) {
     return std::make_unique<RabbitUnderTest>();
 }
 
+void OnEachBackend::SetUp() {
+    try {
+        under_ = make_backend(GetParam());
+    } catch (const std::exception &error) {
+        GTEST_FAIL() << "no " << name_of(GetParam()) << " backend: " << error.what();
+    }
+    producer_.emplace(under_->backend());
+}
+
+void OnEachBackend::TearDown() {
+    producer_.reset();
+    if (under_) under_->clean_up();
+}
+
+std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info) {
+    return name_of(info.param);
+}
+
 bool wait_until(const std::function<bool()> &done, std::chrono::milliseconds timeout,
                 std::chrono::milliseconds step) {
     return queuey_it::eventually(done, timeout, step);
@@ -193,8 +228,8 @@ void Runs::record(const queuey::Job &job) {
     const auto &env = job.envelope();
     {
         std::lock_guard lock(mutex_);
-        runs_.push_back({env.job_id, env.job_type, env.attempt, env.deferrals, env.priority, env.payload,
-                         std::chrono::steady_clock::now()});
+        runs_.push_back({env.job_id, env.job_type, env.attempt, env.deferrals, env.priority,
+                         env.payload, std::chrono::steady_clock::now()});
     }
     changed_.notify_all();
 }

@@ -14,8 +14,11 @@
 
 #include "backend.hpp"
 #include "envelope.hpp"
+#include "producer.hpp"
 #include "topology.hpp"
 #include "worker/worker.hpp"
+
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -78,6 +81,10 @@ public:
     // False where that cannot be done (memory: queues are never removed).
     virtual bool remove_dead_letter_queue(const std::string &queue) = 0;
 
+    // Closes backend()'s connection from the broker's side (rabbitmqctl close_connection),
+    // as a network blip would; it reconnects. False where there is none (memory).
+    virtual bool close_connection() = 0;
+
     // Removes what the test created (RabbitMQ: q and q.dead).
     virtual void clean_up() = 0;
 
@@ -87,6 +94,21 @@ protected:
 
 // Throws std::runtime_error when the broker cannot be had (RabbitMQ).
 std::unique_ptr<BackendUnderTest> make_backend(BackendKind kind);
+
+// The fixture of the tests that run on each backend: the backend under test and a
+// producer on it. A subclass stops its workers before it calls TearDown().
+class OnEachBackend : public ::testing::TestWithParam<BackendKind> {
+protected:
+    void SetUp() override;
+    void TearDown() override;
+
+    std::unique_ptr<BackendUnderTest> under_;
+    std::optional<queuey::Producer> producer_;
+};
+
+// INSTANTIATE_TEST_SUITE_P(Backends, Suite, ::testing::ValuesIn(each_backend), backend_name).
+inline const std::vector<BackendKind> each_backend{BackendKind::memory, BackendKind::rabbitmq};
+std::string backend_name(const ::testing::TestParamInfo<BackendKind> &info);
 
 // Polls until done() or timeout.
 bool wait_until(const std::function<bool()> &done,
@@ -112,7 +134,8 @@ public:
     std::size_t count() const;
     // Runs of one job, in order.
     std::vector<Seen> of(const std::string &job_id) const;
-    bool wait_for(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+    bool wait_for(std::size_t n,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
 
 private:
     mutable std::mutex mutex_;

@@ -48,6 +48,7 @@ class Counter(enum.IntEnum):
     DEAD_LETTERED_LOST = 11
     DEAD_LETTERED_MALFORMED = 12
     DROPPED_MALFORMED = 13
+    PARKED = 14
 
 
 def _message(text: str) -> bytes:

@@ -1,0 +1,42 @@
+// How a job is settled, decided once from its outcome (docs/worker.md, outcomes). A
+// settle that failed is tried again with this same action: the same successor envelope
+// and delay, the same dead-letter reason, without running the handler again.
+#pragma once
+
+#include "../envelope.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace queuey {
+
+struct SettleAction {
+    enum class Kind { ack, retry, defer, dead_letter, requeue_lost };
+
+    Kind kind = Kind::ack;
+    // The worker's counter of this outcome, counted once the settle went through (none
+    // for requeue_lost, counted when the job came back).
+    std::atomic<std::uint64_t> *counter = nullptr;
+    Envelope next{};                    // retry, defer: the successor
+    std::chrono::nanoseconds delay{0};  // retry, defer: its hold
+    std::string reason{};               // dead_letter
+    std::uint32_t lost_runs = 0;        // requeue_lost: the count after this loss
+
+    // Publishes a successor into a hold queue.
+    bool holds() const { return kind == Kind::retry || kind == Kind::defer; }
+    // As the log and the refusal reasons name it.
+    const char *name() const {
+        switch (kind) {
+            case Kind::ack: return "acknowledge";
+            case Kind::retry: return "retry";
+            case Kind::defer: return "deferral";
+            case Kind::dead_letter: return "dead-letter";
+            case Kind::requeue_lost: return "requeue";
+        }
+        return "settle";
+    }
+};
+
+}  // namespace queuey
