@@ -58,11 +58,13 @@ protected:
         WorkerOptions options;
         options.queues = {q.name};
         options.default_retry = attempts(3);
-        options.logger.sink = [this](queuey::LogLevel level, const std::string &message) {
-            std::fprintf(stderr, "[worker log %d] %s\n", static_cast<int>(level), message.c_str());
-            std::lock_guard lock(log_mutex_);
-            log_.push_back(message);
-        };
+        options.logger = queuey::Logger::dispatching_to(
+            [this](queuey::LogLevel level, const std::string &message) {
+                std::fprintf(stderr, "[worker log %d] %s\n", static_cast<int>(level),
+                             message.c_str());
+                std::lock_guard lock(log_mutex_);
+                log_.push_back(message);
+            });
         worker_ = std::make_unique<queuey::Worker>(with_settle_faults(under_->backend(), faults_),
                                                    std::move(options));
         worker_->register_handler(job_type, [this, handler](const Job &job) {
