@@ -634,7 +634,10 @@ QY_API void qy_producer_free(qy_producer *producer);
 
 /**
  * Publishes env to its queue. Errors: QY_ERR_UNROUTABLE (no such queue),
- * QY_ERR_NACKED, QY_ERR_TIMEOUT, QY_ERR_CONNECTION, QY_ERR_CLOSED.
+ * QY_ERR_NACKED, QY_ERR_TIMEOUT, QY_ERR_CONNECTION, QY_ERR_NOT_SENT, QY_ERR_CLOSED, and
+ * QY_ERR_INVALID_ARGUMENT for a body over the broker's max message size (128 MiB unless
+ * the broker said lower; the message names the limit; such a body is never written, as
+ * it would close the publishing channel under every publish in flight).
  * @since 0.1.0
  */
 QY_API qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *env, qy_error **err);

@@ -16,10 +16,10 @@ void complete(const std::shared_ptr<PublishWaiter> &waiter, std::size_t index,
 
 std::uint64_t ConfirmTracker::published(std::string message_id,
                                         std::shared_ptr<PublishWaiter> waiter, std::size_t index,
-                                        std::string routing_key) {
+                                        std::string routing_key, std::size_t body_size) {
     const std::uint64_t tag = next_tag_++;
     outstanding_.push_back(Pending{tag, std::move(message_id), std::move(routing_key),
-                                   std::move(waiter), index, false, {}});
+                                   std::move(waiter), index, body_size, false, {}});
     return tag;
 }
 
@@ -84,6 +84,28 @@ void ConfirmTracker::fail_all(qy_status status, const std::string &message) {
     std::deque<Pending> failed;
     failed.swap(outstanding_);
     for (const Pending &p : failed) complete(p.waiter, p.index, PublishOutcome{status, message});
+}
+
+void ConfirmTracker::closed_over(std::size_t body_size, PublishOutcome culprit,
+                                  const std::string &reason) {
+    std::deque<Pending> failed;
+    failed.swap(outstanding_);
+    const auto guilty = std::find_if(failed.begin(), failed.end(),
+                                     [&](const Pending &p) { return p.body_size == body_size; });
+    const std::string unknown = "the broker closed the publishing channel before confirming this "
+                                "publish, because of another one (" +
+                                reason + "); the job may or may not have been accepted";
+    const std::string dropped = "not sent: the broker dropped it unread after closing the "
+                                "publishing channel because of an earlier publish (" +
+                                reason + "); the job is not in the queue";
+    for (auto it = failed.begin(); it != failed.end(); ++it) {
+        if (guilty == failed.end() || it < guilty)
+            complete(it->waiter, it->index, {QY_ERR_CONNECTION, unknown});
+        else if (it == guilty)
+            complete(it->waiter, it->index, culprit);
+        else
+            complete(it->waiter, it->index, {QY_ERR_NOT_SENT, dropped});
+    }
 }
 
 void ConfirmTracker::reset() {

@@ -25,7 +25,8 @@ public:
     // A publish that was just written; returns its delivery tag. routing_key: the queue it
     // was published to ("" matches any return with its id).
     std::uint64_t published(std::string message_id, std::shared_ptr<PublishWaiter> waiter,
-                            std::size_t index, std::string routing_key = {});
+                            std::size_t index, std::string routing_key = {},
+                            std::size_t body_size = 0);
     // basic.return: the earliest outstanding, not yet returned publish with this id (and
     // this routing key, unless either is "").
     void returned(std::string_view message_id, std::uint16_t reply_code, std::string_view reply_text,
@@ -35,6 +36,12 @@ public:
     void nacked(std::uint64_t tag, bool multiple);
     // The channel or connection is gone: every outstanding publish fails with status.
     void fail_all(qy_status status, const std::string &message);
+    // The broker closed the channel over one publish: the earliest outstanding one whose
+    // body has body_size bytes, which fails with culprit. The broker handled the channel's
+    // publishes in order: those before it were taken, their confirms lost (outcome
+    // unknown: QY_ERR_CONNECTION); those after it were dropped unread (QY_ERR_NOT_SENT).
+    // Without such a publish, every outcome is unknown. Each message says why.
+    void closed_over(std::size_t body_size, PublishOutcome culprit, const std::string &reason);
     // A new channel in confirm mode starts counting at 1 again (after fail_all).
     void reset();
 
@@ -47,6 +54,7 @@ private:
         std::string routing_key;
         std::shared_ptr<PublishWaiter> waiter;
         std::size_t index;
+        std::size_t body_size;
         bool returned = false;
         std::string return_reason;
     };

@@ -38,7 +38,8 @@ std::uint32_t lost_runs_of(std::optional<std::int64_t> header) {
 
 }  // namespace
 
-RabbitConnection::RabbitConnection(ConnectionOptions options) : options_(std::move(options)) {
+RabbitConnection::RabbitConnection(ConnectionOptions options)
+    : options_(std::move(options)), max_message_size_(options_.max_message_size) {
     if (options_.urls.empty()) throw Error(QY_ERR_INVALID_ARGUMENT, "url", "no broker URL given");
     wakeup_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wakeup_fd_ < 0) throw Error(QY_ERR_INTERNAL, "", "cannot create an eventfd");
@@ -180,6 +181,11 @@ void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
                 continue;
             }
             const OutgoingMessage &message = (*batch)[i];
+            if (message.body.size() > max_message_size_) {
+                waiter->complete(i, {QY_ERR_INVALID_ARGUMENT,
+                                     over_size_limit(message.body.size(), max_message_size_)});
+                continue;
+            }
             try {
                 session_->publish(publish_channel, message.queue, message.properties, message.body);
             } catch (const Error &error) {
@@ -187,7 +193,8 @@ void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
                 unsent_from(i + 1, error);
                 throw;
             }
-            tracker_.published(message.properties.message_id, waiter, i, message.queue);
+            tracker_.published(message.properties.message_id, waiter, i, message.queue,
+                               message.body.size());
         }
     };
     // The caller's claim is taken when the publishes are about to be written: a caller
@@ -529,8 +536,22 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
                                          const std::string &text) {
     options_.logger.warn("the broker closed channel " + std::to_string(channel) + ": " + text);
     if (channel == publish_channel) {
-        tracker_.fail_all(status,
-                          "the broker closed the publishing channel before confirming: " + text);
+        // One publish's fault is never reported as the others' status.
+        if (const auto violation = message_size_violation(text)) {
+            max_message_size_ = std::min(max_message_size_, violation->limit);
+            tracker_.closed_over(
+                violation->size,
+                {QY_ERR_INVALID_ARGUMENT,
+                 "the broker refused the job's body of " + std::to_string(violation->size) +
+                     " bytes, over its max message size of " + std::to_string(violation->limit) +
+                     " bytes (" + text + ")"},
+                text);
+        } else {
+            tracker_.fail_all(QY_ERR_CONNECTION,
+                              "the broker closed the publishing channel before confirming this "
+                              "publish (" +
+                                  text + "); the job may or may not have been accepted");
+        }
         tracker_.reset();
         session_->open_channel(publish_channel);
         session_->confirm_select(publish_channel);

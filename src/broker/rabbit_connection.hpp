@@ -18,6 +18,7 @@
 #include "command_claim.hpp"
 #include "confirm_tracker.hpp"
 #include "delivery_queue.hpp"
+#include "message_size_limit.hpp"
 #include "own_redeliveries.hpp"
 #include "pending_declares.hpp"
 #include "pending_requeues.hpp"
@@ -48,6 +49,9 @@ struct ConnectionOptions {
     // Opens the publishing channel (publisher confirms). A consuming connection does not
     // publish, so that a broker blocking publishers never stops its deliveries and acks.
     bool publishes = true;
+    // Bodies larger are refused before they are written (message_size_limit.hpp); a lower
+    // limit is learnt from the broker.
+    std::uint64_t max_message_size = default_max_message_size;
 };
 
 struct OutgoingMessage {
@@ -187,6 +191,7 @@ private:
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
     PendingDeclares declares_;                                  // I/O thread only
+    std::uint64_t max_message_size_;                            // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
     bool blocked_ = false;                                      // connection.blocked by the broker
     std::string last_error_;

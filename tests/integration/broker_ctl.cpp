@@ -156,6 +156,11 @@ MemoryAlarm::~MemoryAlarm() {
     }
 }
 
+void set_max_message_size(const BrokerEndpoint &broker, std::uint64_t bytes) {
+    rabbitmqctl(broker, {"eval", "application:set_env(rabbit, max_message_size, " +
+                                     std::to_string(bytes) + ")."});
+}
+
 void stop_app(const BrokerEndpoint &broker) { rabbitmqctl(broker, {"-q", "stop_app"}); }
 
 void start_app(const BrokerEndpoint &broker) {

@@ -6,6 +6,7 @@
 #include "broker_fixture.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -78,6 +79,9 @@ public:
 private:
     const BrokerEndpoint &broker_;
 };
+
+// Sets the node's max_message_size (channels opened after this call obey it).
+void set_max_message_size(const BrokerEndpoint &broker, std::uint64_t bytes);
 
 // rabbitmqctl stop_app / start_app (waits until the node serves again).
 void stop_app(const BrokerEndpoint &broker);
