@@ -155,9 +155,7 @@ void AmqpSession::check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel,
     }
     if (reply.reply.id == AMQP_CONNECTION_CLOSE_METHOD) {
         const auto *close = static_cast<amqp_connection_close_t *>(reply.reply.decoded);
-        amqp_connection_close_ok_t close_ok{};
-        amqp_send_method(state_, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &close_ok);
-        broken_ = true;
+        confirm_connection_closed();
         const qy_status status =
             close->reply_code == AMQP_ACCESS_REFUSED ? QY_ERR_AUTH : QY_ERR_CONNECTION;
         throw ConnectionLost(status, std::string(doing) + ": the broker closed the connection: " +
@@ -258,6 +256,12 @@ void AmqpSession::confirm_channel_closed(amqp_channel_t channel) {
     amqp_channel_close_ok_t close_ok{};
     check_status(amqp_send_method(state_, channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &close_ok),
                  "confirming a channel close");
+}
+
+void AmqpSession::confirm_connection_closed() {
+    amqp_connection_close_ok_t close_ok{};
+    amqp_send_method(state_, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &close_ok);  // best effort
+    broken_ = true;
 }
 
 bool AmqpSession::next_frame(amqp_frame_t &frame) {

@@ -56,6 +56,9 @@ public:
     void reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue);
     // Answers a channel.close from the broker.
     void confirm_channel_closed(amqp_channel_t channel);
+    // Answers a connection.close from the broker; the connection is over (no close of
+    // ours follows when the session is destroyed).
+    void confirm_connection_closed();
 
     // The next frame if one can be had without blocking (heartbeats are sent as due).
     bool next_frame(amqp_frame_t &frame);

@@ -486,6 +486,7 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
         }
         case AMQP_CONNECTION_CLOSE_METHOD: {
             const auto *close = static_cast<amqp_connection_close_t *>(decoded);
+            session_->confirm_connection_closed();
             throw ConnectionLost(QY_ERR_CONNECTION,
                                  "the broker closed the connection: " +
                                      reply_text(close->reply_code, close->reply_text));
