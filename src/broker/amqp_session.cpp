@@ -73,7 +73,8 @@ AmqpSession::AmqpSession(const AmqpUrl &url, const SessionOptions &options)
         amqp_socket_t *socket = new_socket(state_, url, options);
         if (socket == nullptr) throw ConnectionLost(QY_ERR_CONNECTION, "cannot create a socket");
         timeval connect_timeout = to_timeval(options.connect_timeout);
-        const int opened = amqp_socket_open_noblock(socket, url.host.c_str(), url.port, &connect_timeout);
+        const int opened =
+            amqp_socket_open_noblock(socket, url.host.c_str(), url.port, &connect_timeout);
         if (opened != AMQP_STATUS_OK) {
             broken_ = true;
             throw_library_error(opened, "cannot connect to " + server_);
@@ -89,7 +90,9 @@ AmqpSession::AmqpSession(const AmqpUrl &url, const SessionOptions &options)
             boolean_entry("authentication_failure_close")};
         amqp_table_entry_t property_entries[4] = {
             string_entry("connection_name", options.connection_name),
-            string_entry("product", product), string_entry("version", version), {}};
+            string_entry("product", product),
+            string_entry("version", version),
+            {}};
         property_entries[3].key = amqp_cstring_bytes("capabilities");
         property_entries[3].value.kind = AMQP_FIELD_KIND_TABLE;
         property_entries[3].value.value.table = {5, capability_entries};
@@ -132,12 +135,14 @@ void AmqpSession::check_status(int status, std::string_view doing) {
     throw_library_error(status, doing);
 }
 
-void AmqpSession::check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, std::string_view doing) {
+void AmqpSession::check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel,
+                              std::string_view doing) {
     switch (reply.reply_type) {
         case AMQP_RESPONSE_NORMAL: return;
         case AMQP_RESPONSE_NONE:
             broken_ = true;
-            throw ConnectionLost(QY_ERR_CONNECTION, std::string(doing) + ": no reply from the broker");
+            throw ConnectionLost(QY_ERR_CONNECTION,
+                                 std::string(doing) + ": no reply from the broker");
         case AMQP_RESPONSE_LIBRARY_EXCEPTION:
             broken_ = true;
             throw_library_error(reply.library_error, doing);
@@ -148,7 +153,8 @@ void AmqpSession::check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, st
         amqp_connection_close_ok_t close_ok{};
         amqp_send_method(state_, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &close_ok);
         broken_ = true;
-        const qy_status status = close->reply_code == AMQP_ACCESS_REFUSED ? QY_ERR_AUTH : QY_ERR_CONNECTION;
+        const qy_status status =
+            close->reply_code == AMQP_ACCESS_REFUSED ? QY_ERR_AUTH : QY_ERR_CONNECTION;
         throw ConnectionLost(status, std::string(doing) + ": the broker closed the connection: " +
                                          reply_text(close->reply_code, close->reply_text));
     }

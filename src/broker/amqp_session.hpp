@@ -64,7 +64,7 @@ private:
     void check_status(int status, std::string_view doing);
 
     amqp_connection_state_t state_;
-    std::string server_;  // the redacted URL, for messages
+    std::string server_;   // the redacted URL, for messages
     bool broken_ = false;  // no connection.close on the way out
 };
 
