@@ -2,6 +2,7 @@
 
 #include "amqp_failure.hpp"
 #include "amqp_table.hpp"
+#include "socket_timeouts.hpp"
 
 #include <queuey/version.h>
 
@@ -103,6 +104,10 @@ AmqpSession::AmqpSession(const AmqpUrl &url, const SessionOptions &options)
                                                &properties, AMQP_SASL_METHOD_PLAIN,
                                                url.user.c_str(), url.password.c_str()),
                     0, "cannot log in to " + server_);
+        // The same fd under TLS. The heartbeat is the one negotiated at login.
+        apply_socket_timeouts(amqp_get_sockfd(state_),
+                              socket_timeouts_for(std::chrono::seconds(amqp_get_heartbeat(state_)),
+                                                  options.rpc_timeout));
     } catch (const ConnectionLost &lost) {
         amqp_destroy_connection(state_);
         // qy_client_new promises QY_ERR_CONNECTION for a broker that cannot be reached,
