@@ -2,6 +2,7 @@
 
 #include "amqp_failure.hpp"
 #include "amqp_table.hpp"
+#include "socket_timeouts.hpp"
 
 #include <queuey/version.h>
 
@@ -99,10 +100,16 @@ AmqpSession::AmqpSession(const AmqpUrl &url, const SessionOptions &options)
         const amqp_table_t properties{4, property_entries};
 
         const auto heartbeat = static_cast<int>(options.heartbeat.count());
+        const auto login_started = ReceiveDeadline::Clock::now();
         check_reply(amqp_login_with_properties(state_, url.vhost.c_str(), 0, 131072, heartbeat,
                                                &properties, AMQP_SASL_METHOD_PLAIN,
                                                url.user.c_str(), url.password.c_str()),
                     0, "cannot log in to " + server_);
+        // The same fd under TLS. The heartbeat is the one negotiated at login.
+        const std::chrono::seconds negotiated(amqp_get_heartbeat(state_));
+        apply_socket_timeouts(amqp_get_sockfd(state_),
+                              socket_timeouts_for(negotiated, options.rpc_timeout));
+        receive_deadline_ = ReceiveDeadline(amqp_get_sockfd(state_), negotiated, login_started);
     } catch (const ConnectionLost &lost) {
         amqp_destroy_connection(state_);
         // qy_client_new promises QY_ERR_CONNECTION for a broker that cannot be reached,
@@ -140,6 +147,14 @@ void AmqpSession::check_status(int status, std::string_view doing) {
     throw_library_error(status, doing);
 }
 
+template <typename Call>
+void AmqpSession::rpc(amqp_channel_t channel, std::string_view doing, Call call) {
+    const auto started = ReceiveDeadline::Clock::now();
+    call();
+    check_reply(amqp_get_rpc_reply(state_), channel, doing);
+    receive_deadline_.received_after(started);  // the reply came after the request
+}
+
 void AmqpSession::check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel,
                               std::string_view doing) {
     switch (reply.reply_type) {
@@ -173,8 +188,8 @@ void AmqpSession::check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel,
 }
 
 void AmqpSession::open_channel(amqp_channel_t channel) {
-    amqp_channel_open(state_, channel);
-    check_reply(amqp_get_rpc_reply(state_), channel, "opening channel " + std::to_string(channel));
+    rpc(channel, "opening channel " + std::to_string(channel),
+        [&] { amqp_channel_open(state_, channel); });
 }
 
 void AmqpSession::close_channel(amqp_channel_t channel) {
@@ -183,15 +198,15 @@ void AmqpSession::close_channel(amqp_channel_t channel) {
 }
 
 void AmqpSession::confirm_select(amqp_channel_t channel) {
-    amqp_confirm_select(state_, channel);
-    check_reply(amqp_get_rpc_reply(state_), channel, "enabling publisher confirms");
+    rpc(channel, "enabling publisher confirms", [&] { amqp_confirm_select(state_, channel); });
 }
 
 void AmqpSession::declare_queue(amqp_channel_t channel, const QueueSpec &spec) {
     const AmqpTable arguments(spec.arguments);
-    amqp_queue_declare(state_, channel, amqp_bytes_of(spec.name), 0, spec.durable ? 1 : 0, 0, 0,
-                       arguments.table());
-    check_reply(amqp_get_rpc_reply(state_), channel, "declaring queue '" + spec.name + "'");
+    rpc(channel, "declaring queue '" + spec.name + "'", [&] {
+        amqp_queue_declare(state_, channel, amqp_bytes_of(spec.name), 0, spec.durable ? 1 : 0, 0, 0,
+                           arguments.table());
+    });
 }
 
 void AmqpSession::send_declare(amqp_channel_t channel, const QueueSpec &spec) {
@@ -205,20 +220,20 @@ void AmqpSession::send_declare(amqp_channel_t channel, const QueueSpec &spec) {
 }
 
 void AmqpSession::qos(amqp_channel_t channel, std::uint16_t prefetch) {
-    amqp_basic_qos(state_, channel, 0, prefetch, 0);
-    check_reply(amqp_get_rpc_reply(state_), channel, "setting the prefetch");
+    rpc(channel, "setting the prefetch", [&] { amqp_basic_qos(state_, channel, 0, prefetch, 0); });
 }
 
 void AmqpSession::consume(amqp_channel_t channel, const std::string &queue,
                           const std::string &consumer_tag) {
-    amqp_basic_consume(state_, channel, amqp_bytes_of(queue), amqp_bytes_of(consumer_tag), 0, 0, 0,
-                       amqp_empty_table);
-    check_reply(amqp_get_rpc_reply(state_), channel, "consuming from queue '" + queue + "'");
+    rpc(channel, "consuming from queue '" + queue + "'", [&] {
+        amqp_basic_consume(state_, channel, amqp_bytes_of(queue), amqp_bytes_of(consumer_tag), 0, 0,
+                           0, amqp_empty_table);
+    });
 }
 
 void AmqpSession::cancel_consumer(amqp_channel_t channel, const std::string &consumer_tag) {
-    amqp_basic_cancel(state_, channel, amqp_bytes_of(consumer_tag));
-    check_reply(amqp_get_rpc_reply(state_), channel, "cancelling consumer " + consumer_tag);
+    rpc(channel, "cancelling consumer " + consumer_tag,
+        [&] { amqp_basic_cancel(state_, channel, amqp_bytes_of(consumer_tag)); });
 }
 
 void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
@@ -235,6 +250,14 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
     amqp_props.priority = props.priority;
     amqp_props.headers = headers.table();
     const amqp_bytes_t body_bytes{body.size(), const_cast<char *>(body.data())};
+    if (!receive_deadline_.before_write()) {
+        broken_ = true;
+        throw ConnectionLost(QY_ERR_CONNECTION,
+                             "nothing came from " + server_ +
+                                 " for two heartbeats; the connection is given up before "
+                                 "writing a publish to queue '" +
+                                 queue + "'");
+    }
     const int status =
         amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
                            /*mandatory=*/1, /*immediate=*/0, &amqp_props, body_bytes);
@@ -265,6 +288,7 @@ void AmqpSession::confirm_connection_closed() {
 }
 
 bool AmqpSession::next_frame(amqp_frame_t &frame) {
+    if (!has_buffered_input()) receive_deadline_.before_read();
     timeval immediately{0, 0};
     const int status = amqp_simple_wait_frame_noblock(state_, &frame, &immediately);
     if (status == AMQP_STATUS_TIMEOUT) return false;

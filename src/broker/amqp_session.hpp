@@ -6,6 +6,7 @@
 #include "../amqp_properties.hpp"
 #include "../topology.hpp"
 #include "amqp_url.hpp"
+#include "receive_deadline.hpp"
 
 #include <amqp.h>
 
@@ -68,12 +69,16 @@ public:
     void release_buffers();
 
 private:
+    // Runs call (an RPC: it sends a method and waits for the reply) and checks the reply.
+    template <typename Call>
+    void rpc(amqp_channel_t channel, std::string_view doing, Call call);
     void check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, std::string_view doing);
     void check_status(int status, std::string_view doing);
 
     amqp_connection_state_t state_;
-    std::string server_;   // the redacted URL, for messages
-    bool broken_ = false;  // no connection.close on the way out
+    std::string server_;                // the redacted URL, for messages
+    bool broken_ = false;               // no connection.close on the way out
+    ReceiveDeadline receive_deadline_;  // keeps amqp_basic_publish from waiting forever
 };
 
 }  // namespace queuey

@@ -50,24 +50,9 @@ static void record(struct production *p, int ok, int64_t ms) {
 static void *enqueue_jobs(void *arg) {
     struct production *p = arg;
     while (take_job(p)) {
-        qy_envelope *env = NULL;
-        qy_error *err = NULL;
-        int64_t start, took;
-        if (qy_envelope_new(AGENT_JOB_TYPE, p->queue, p->payload, strlen(p->payload), &env, &err) !=
-            QY_OK)
-            agent_fail("qy_envelope_new", err);
-        start = agent_now_ms();
-        if (qy_producer_enqueue(p->producer, env, &err) == QY_OK) {
-            took = agent_now_ms() - start;
-            agent_line("enqueued %s %lld", qy_envelope_job_id(env), (long long)took);
-        } else {
-            took = agent_now_ms() - start;
-            agent_line("failed %s %lld %s %s", qy_envelope_job_id(env), (long long)took,
-                       qy_status_name(qy_error_status(err)), qy_error_message(err));
-        }
-        record(p, err == NULL, took);
-        qy_error_free(err);
-        qy_envelope_free(env);
+        int64_t took;
+        const int ok = agent_enqueue(p->producer, p->queue, p->payload, &took);
+        record(p, ok, took);
     }
     return NULL;
 }
@@ -96,8 +81,8 @@ int agent_produce(int argc, char **argv) {
         }
     for (i = 0; i < thread_count; ++i) pthread_join(threads[i], NULL);
 
-    agent_line("produced ok=%ld failed=%ld max_ms=%lld timeout_ms=%d", p.ok, p.failed,
-               (long long)p.max_ms, AGENT_PUBLISH_TIMEOUT_MS);
+    agent_line("produced ok=%ld failed=%ld max_ms=%lld timeout_ms=%ld", p.ok, p.failed,
+               (long long)p.max_ms, agent_publish_timeout_ms());
     qy_producer_free(p.producer);
     qy_client_free(client);
     pthread_mutex_destroy(&p.lock);

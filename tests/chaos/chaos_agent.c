@@ -3,8 +3,10 @@
  *
  *   chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD    (agent_produce.c)
  *   chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS    (agent_work.c)
+ *   chaos_agent publish URL QUEUE                          (agent_publish.c)
  *
- * QUEUEY_CHAOS_HEARTBEAT_S, when set, is the AMQP heartbeat in seconds.
+ * QUEUEY_CHAOS_HEARTBEAT_S, when set, is the AMQP heartbeat in seconds, and
+ * QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS the publish timeout.
  * Exit status: 0 when done, 2 for bad arguments, 3 when a queuey call fails.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -29,7 +31,8 @@ void agent_usage_error(const char *message) {
     fprintf(stderr, "chaos_agent: %s\n", message);
     fprintf(stderr,
             "usage: chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD\n"
-            "       chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS\n");
+            "       chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS\n"
+            "       chaos_agent publish URL QUEUE\n");
     exit(2);
 }
 
@@ -64,6 +67,33 @@ void agent_line(const char *format, ...) {
     funlockfile(stdout);
 }
 
+long agent_publish_timeout_ms(void) {
+    const char *timeout = getenv("QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS");
+    return timeout == NULL ? AGENT_PUBLISH_TIMEOUT_MS
+                           : agent_number(timeout, 1, 600000, "QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS");
+}
+
+int agent_enqueue(qy_producer *producer, const char *queue, const char *payload, int64_t *took_ms) {
+    qy_envelope *env = NULL;
+    qy_error *err = NULL;
+    int64_t start, took;
+    int ok;
+    if (qy_envelope_new(AGENT_JOB_TYPE, queue, payload, strlen(payload), &env, &err) != QY_OK)
+        agent_fail("qy_envelope_new", err);
+    start = agent_now_ms();
+    ok = qy_producer_enqueue(producer, env, &err) == QY_OK;
+    took = agent_now_ms() - start;
+    if (ok)
+        agent_line("enqueued %s %lld", qy_envelope_job_id(env), (long long)took);
+    else
+        agent_line("failed %s %lld %s %s", qy_envelope_job_id(env), (long long)took,
+                   qy_status_name(qy_error_status(err)), qy_error_message(err));
+    qy_error_free(err);
+    qy_envelope_free(env);
+    if (took_ms != NULL) *took_ms = took;
+    return ok;
+}
+
 static void log_to_stderr(qy_log_level level, const char *message, void *user_data) {
     fprintf(stderr, "%s log %d: %s\n", (const char *)user_data, (int)level, message);
 }
@@ -78,7 +108,8 @@ qy_client *agent_connect(const char *url, const char *name, const char *queue) {
     if (qy_client_options_new(&opts, &err) != QY_OK ||
         qy_client_options_set_connection_name(opts, name, &err) != QY_OK ||
         qy_client_options_set_log(opts, log_to_stderr, (void *)name, NULL, &err) != QY_OK ||
-        qy_client_options_set_publish_timeout_ms(opts, AGENT_PUBLISH_TIMEOUT_MS, &err) != QY_OK ||
+        qy_client_options_set_publish_timeout_ms(opts, (uint32_t)agent_publish_timeout_ms(),
+                                                 &err) != QY_OK ||
         qy_client_options_set_connect_timeout_ms(opts, 5000, &err) != QY_OK ||
         qy_client_options_set_reconnect(opts, -1, 200, 2.0, 2000, 1, &err) != QY_OK)
         agent_fail("client options", err);
@@ -101,6 +132,7 @@ int main(int argc, char **argv) {
     if (argc < 2) agent_usage_error("a mode is needed");
     if (strcmp(argv[1], "produce") == 0) return agent_produce(argc - 2, argv + 2);
     if (strcmp(argv[1], "work") == 0) return agent_work(argc - 2, argv + 2);
+    if (strcmp(argv[1], "publish") == 0) return agent_publish(argc - 2, argv + 2);
     agent_usage_error("unknown mode");
     return 2;
 }

@@ -169,8 +169,10 @@ class Agent:
     """One chaos_agent process; its stdout is read line by line on a thread, its stderr
     (queuey's log lines) kept, and the first of them passed on to ours."""
 
-    def __init__(self, *args: str):
-        self.process = subprocess.Popen([AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def __init__(self, *args: str, commands: bool = False):
+        """With commands, the agent reads commands from stdin (see send())."""
+        self.process = subprocess.Popen([AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        stdin=subprocess.PIPE if commands else None)
         self.lines: list[str] = []
         self.log: list[tuple[float, str]] = []  # (time.monotonic(), line)
         self._changed = threading.Condition()
@@ -206,6 +208,11 @@ class Agent:
                 self._changed.wait(min(left, 0.2))
         return True
 
+    def send(self, command: str) -> None:
+        """Writes one command line to the agent's stdin (an agent started with commands)."""
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+
     def exited(self) -> bool:
         """Whether the process has ended. Its output ends a moment before it can be
         reaped, so an ended output waits for the exit instead of reading it as alive."""
@@ -237,6 +244,46 @@ class Agent:
 
     def words(self, first: str) -> list[list[str]]:
         return [line.split() for line in list(self.lines) if line.split(" ", 1)[0] == first]
+
+
+class Publisher(Agent):
+    """chaos_agent publish: enqueues when told, one call after another, so that a
+    scenario can time a fault against single calls."""
+
+    def __init__(self, url: str, queue: str):
+        super().__init__("publish", url, queue, commands=True)
+        if not self.wait_until(lambda lines: lines and lines[0].startswith("ready "), 60):
+            self.kill()
+            raise RuntimeError("chaos_agent publish did not connect")
+        self.timeout_ms = int(self.lines[0].split("=")[1])
+        self.commands = 0
+
+    def start(self, count: int, payload_bytes: int) -> None:
+        """Starts count enqueues of payload_bytes each; done() tells when they are over."""
+        self.commands += 1
+        self.send(f"enqueue {count} {payload_bytes}")
+
+    def done(self, timeout: float) -> bool:
+        """Waits until every command started so far is over."""
+        return self.wait_until(lambda lines: lines.count("done") >= self.commands, timeout)
+
+    def enqueue(self, count: int, payload_bytes: int, timeout: float = 120) -> list[list[str]]:
+        """count enqueues of payload_bytes each; returns their result lines, split."""
+        before = len(self.words("enqueued") + self.words("failed"))
+        self.start(count, payload_bytes)
+        if not self.done(timeout):
+            raise RuntimeError(f"chaos_agent publish did not finish {count} enqueues in {timeout} s")
+        calls = [line.split() for line in list(self.lines) if line.split(" ", 1)[0] in ("enqueued", "failed")]
+        return calls[before:]
+
+    def enqueue_until_ok(self, timeout: float) -> float:
+        """Enqueues small jobs one at a time until one succeeds; returns when
+        (time.monotonic()), inf when none did within timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.enqueue(1, 0)[0][0] == "enqueued":
+                return time.monotonic()
+        return float("inf")
 
 
 @dataclass
@@ -279,14 +326,23 @@ class Scenario:
         status = agent.finish(300)
         if status != 0:
             raise RuntimeError(f"chaos_agent produce exited with {status}")
+        totals = dict(word.split("=") for word in agent.words("produced")[0][1:])
+        return self.count_calls(agent, int(totals["timeout_ms"]))
+
+    def count_calls(self, agent: Agent, timeout_ms: int) -> set[str]:
+        """Takes a producing agent's enqueue lines into the figures; returns the ids it
+        enqueued."""
         ids = {words[1] for words in agent.words("enqueued")}
         self.enqueued |= ids
         self.figures.enqueue_failed += len(agent.words("failed"))
         for words in agent.words("enqueued") + agent.words("failed"):
             self.figures.max_call_ms = max(self.figures.max_call_ms, int(words[2]))
-        totals = dict(word.split("=") for word in agent.words("produced")[0][1:])
-        self.figures.call_timeout_ms = int(totals["timeout_ms"])
+        self.figures.call_timeout_ms = max(self.figures.call_timeout_ms, timeout_ms)
         return ids
+
+    def publisher(self, url: str) -> Publisher:
+        """A chaos_agent publish process on url for this scenario's queue."""
+        return Publisher(url, self.queue)
 
     def worker(self, concurrency: int = 0, max_attempts: int = 1, url: str | None = None) -> Agent:
         agent = Agent("work", url or self.url, self.queue, str(concurrency), str(max_attempts))
@@ -355,6 +411,14 @@ class Scenario:
         f.reconnects = sum("reconnected to the broker" in line for agent in self.workers for _, line in agent.log)
         f.seconds = time.monotonic() - self.started_at
         return f
+
+
+def wait_for_log(agent: Agent, since: float, text: str, timeout: float) -> float:
+    """Seconds from since to the agent's first log line with text; inf after timeout."""
+    deadline = time.monotonic() + timeout
+    while (at := agent.first_log_after(since, text)) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return float("inf") if at is None else at - since
 
 
 def peek(url: str, queue: str) -> str:

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chaos_harness import LOST_BUDGET_REASON, Agent, Figures, Scenario, peek
+from chaos_harness import LOST_BUDGET_REASON, Figures, Scenario, peek, wait_for_log
 
 
 def check(figures: Figures, record) -> None:
@@ -165,14 +165,6 @@ def test_g_100ms_latency_each_way(broker, toxiproxy, record):
     check(figures, record)
     assert figures.enqueue_failed == 0
     assert figures.duplicates == 0
-
-
-def wait_for_log(agent: Agent, since: float, text: str, timeout: float) -> float:
-    """Seconds from since to the agent's first log line with text; inf after timeout."""
-    deadline = time.monotonic() + timeout
-    while (at := agent.first_log_after(since, text)) is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return float("inf") if at is None else at - since
 
 
 def test_h_half_open_connection(broker, toxiproxy, record, monkeypatch):
