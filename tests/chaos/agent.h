@@ -47,8 +47,40 @@ void agent_line(const char *format, ...) __attribute__((format(printf, 1, 2)));
    it succeeded and stores the call's milliseconds in *took_ms unless it is NULL. */
 int agent_enqueue(qy_producer *producer, const char *queue, const char *payload, int64_t *took_ms);
 
+/* What a producer did: calls that succeeded and failed, and the slowest. */
+struct agent_tally {
+    long ok, failed;
+    int64_t max_ms;
+};
+
+/* Adds one call to tally (not thread-safe: the caller locks). */
+void agent_tally_add(struct agent_tally *tally, int ok, int64_t took_ms);
+
+/* Prints the last line of a producer:
+   "produced ok=<n> failed=<n> max_ms=<ms> timeout_ms=<publish timeout>". */
+void agent_print_produced(const struct agent_tally *tally);
+
+/* Blocks SIGTERM, SIGINT and SIGUSR1 in the calling thread; called before any thread
+   starts, so that every thread has them blocked and only agent_run_worker's waiter takes
+   them: SIGTERM and SIGINT shut the worker down, SIGUSR1 only stops enqueueing. */
+void agent_block_signals(void);
+
+/* Asks the enqueue loop of mode both to stop; whether that was asked. Thread-safe. */
+void agent_stop_producing(void);
+int agent_producing_stopped(void);
+
+/* Counts one finished handler run, whatever its outcome; how many there were.
+   Thread-safe. */
+void agent_count_run(void);
+long agent_runs_finished(void);
+
+/* Runs a worker on queue (see agent_work.c) until SIGTERM or SIGINT, prints its counters
+   and frees it; agent_block_signals() must have run first. Returns the exit status. */
+int agent_run_worker(qy_client *client, const char *queue, long concurrency, long max_attempts);
+
 int agent_produce(int argc, char **argv);
 int agent_publish(int argc, char **argv);
 int agent_work(int argc, char **argv);
+int agent_both(int argc, char **argv);
 
 #endif

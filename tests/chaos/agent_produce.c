@@ -23,8 +23,7 @@ struct production {
     const char *payload;
     long count;
     long next; /* the next job to enqueue; taken under lock */
-    long ok, failed;
-    int64_t max_ms;
+    struct agent_tally tally;
     pthread_mutex_t lock;
 };
 
@@ -39,11 +38,7 @@ static int take_job(struct production *p) {
 
 static void record(struct production *p, int ok, int64_t ms) {
     pthread_mutex_lock(&p->lock);
-    if (ok)
-        ++p->ok;
-    else
-        ++p->failed;
-    if (ms > p->max_ms) p->max_ms = ms;
+    agent_tally_add(&p->tally, ok, ms);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -81,8 +76,7 @@ int agent_produce(int argc, char **argv) {
         }
     for (i = 0; i < thread_count; ++i) pthread_join(threads[i], NULL);
 
-    agent_line("produced ok=%ld failed=%ld max_ms=%lld timeout_ms=%ld", p.ok, p.failed,
-               (long long)p.max_ms, agent_publish_timeout_ms());
+    agent_print_produced(&p.tally);
     qy_producer_free(p.producer);
     qy_client_free(client);
     pthread_mutex_destroy(&p.lock);

@@ -1,10 +1,10 @@
 /*
  * chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS
  *
- * Runs a worker for job type "chaos.job" on QUEUE (CONCURRENCY 0: the default, the
- * prefetch) until SIGTERM or SIGINT, then shuts it down gracefully. Retry policy:
- * MAX_ATTEMPTS attempts (1 is queuey's default), 1 s apart. The handler does what the
- * job's compact JSON payload says, in this order:
+ * Runs a worker on QUEUE (CONCURRENCY 0: the default, the prefetch) until SIGTERM or
+ * SIGINT, then shuts it down gracefully. Retry policy: MAX_ATTEMPTS attempts (1 is
+ * queuey's default), 1 s apart. It handles job type "chaos.job": the handler does what
+ * the job's compact JSON payload says, in this order:
  *
  *   "sleep_ms":M        sleeps M ms
  *   "kill":true         kills its own process (SIGKILL) on every run
@@ -51,12 +51,12 @@ static void pause_ms(long ms) {
     while (nanosleep(&left, &left) != 0) {}
 }
 
-static qy_job_result run_job(qy_job *job, void *user_data) {
+/* Does what the payload says and prints it. */
+static qy_job_result handle(qy_job *job) {
     const qy_envelope *env = qy_job_envelope(job);
     const char *payload = qy_envelope_payload(env, NULL);
     const char *id = qy_envelope_job_id(env);
     qy_error *err = NULL;
-    (void)user_data;
 
     agent_line("started %s attempt %u deferrals %u", id, (unsigned)qy_envelope_attempt(env),
                (unsigned)qy_envelope_deferrals(env));
@@ -78,35 +78,43 @@ static qy_job_result run_job(qy_job *job, void *user_data) {
     return QY_JOB_SUCCESS;
 }
 
+static qy_job_result run_job(qy_job *job, void *user_data) {
+    const qy_job_result result = handle(job);
+    (void)user_data;
+    agent_count_run();
+    return result;
+}
+
 static void report_dead_letter(const qy_envelope *env, const char *reason, void *user_data) {
     (void)user_data;
     agent_line("dead %s %s", qy_envelope_job_id(env), reason);
 }
 
-/* SIGTERM and SIGINT: a graceful shutdown. */
-static sigset_t stop_signals(void) {
+/* Waits for the signals agent_block_signals() blocked: SIGUSR1 stops enqueueing (mode
+   both), SIGTERM and SIGINT stop enqueueing and shut the worker down gracefully. */
+static void *stop_on_signal(void *worker) {
     sigset_t signals;
+    int received = 0;
     sigemptyset(&signals);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGINT);
-    return signals;
-}
-
-/* Waits for a stop signal (blocked in every thread) and shuts the worker down. */
-static void *stop_on_signal(void *worker) {
-    const sigset_t signals = stop_signals();
-    int received = 0;
-    sigwait(&signals, &received);
+    sigaddset(&signals, SIGUSR1);
+    do {
+        sigwait(&signals, &received);
+        agent_stop_producing();
+    } while (received == SIGUSR1);
     qy_worker_shutdown(worker);
     return NULL;
 }
 
 static qy_worker *new_worker(qy_client *client, const char *queue, long concurrency,
                              long max_attempts) {
+    static const char *const job_types[] = {AGENT_JOB_TYPE};
     qy_error *err = NULL;
     qy_retry_policy *policy = NULL;
     qy_worker *worker = NULL;
     const char *queues[1];
+    size_t i;
 
     queues[0] = queue;
     if (qy_worker_new(client, queues, 1, &worker, &err) != QY_OK) agent_fail("qy_worker_new", err);
@@ -116,9 +124,11 @@ static qy_worker *new_worker(qy_client *client, const char *queue, long concurre
         agent_fail("the retry policy", err);
     qy_retry_policy_free(policy);
     if (qy_worker_set_concurrency(worker, (uint32_t)concurrency, &err) != QY_OK ||
-        qy_worker_set_dead_letter_hook(worker, report_dead_letter, NULL, NULL, &err) != QY_OK ||
-        qy_worker_register(worker, AGENT_JOB_TYPE, run_job, NULL, NULL, NULL, &err) != QY_OK)
+        qy_worker_set_dead_letter_hook(worker, report_dead_letter, NULL, NULL, &err) != QY_OK)
         agent_fail("configuring the worker", err);
+    for (i = 0; i < sizeof job_types / sizeof job_types[0]; ++i)
+        if (qy_worker_register(worker, job_types[i], run_job, NULL, NULL, NULL, &err) != QY_OK)
+            agent_fail("qy_worker_register", err);
     return worker;
 }
 
@@ -132,6 +142,7 @@ static void print_counters(const qy_worker *worker) {
         {"retried", QY_COUNTER_RETRIED},
         {"deferred", QY_COUNTER_DEFERRED},
         {"worker_lost", QY_COUNTER_WORKER_LOST},
+        {"dead_lettered_lost", QY_COUNTER_DEAD_LETTERED_LOST},
         {"dead_lettered_fatal", QY_COUNTER_DEAD_LETTERED_FATAL},
         {"dead_lettered_exhausted", QY_COUNTER_DEAD_LETTERED_EXHAUSTED},
         {"dead_lettered_unknown_type", QY_COUNTER_DEAD_LETTERED_UNKNOWN_TYPE},
@@ -146,24 +157,10 @@ static void print_counters(const qy_worker *worker) {
     agent_line("%s", line);
 }
 
-int agent_work(int argc, char **argv) {
+int agent_run_worker(qy_client *client, const char *queue, long concurrency, long max_attempts) {
     qy_error *err = NULL;
-    qy_client *client;
-    qy_worker *worker;
-    sigset_t signals;
+    qy_worker *worker = new_worker(client, queue, concurrency, max_attempts);
     pthread_t waiter;
-    long concurrency, max_attempts;
-
-    if (argc != 4) agent_usage_error("work takes URL QUEUE CONCURRENCY MAX_ATTEMPTS");
-    concurrency = agent_number(argv[2], 0, 1024, "CONCURRENCY");
-    max_attempts = agent_number(argv[3], 1, 100, "MAX_ATTEMPTS");
-
-    /* Blocked before any thread starts, so that only the waiter receives them. */
-    signals = stop_signals();
-    pthread_sigmask(SIG_BLOCK, &signals, NULL);
-
-    client = agent_connect(argv[0], "chaos_agent work", argv[1]);
-    worker = new_worker(client, argv[1], concurrency, max_attempts);
     if (pthread_create(&waiter, NULL, stop_on_signal, worker) != 0) {
         fprintf(stderr, "chaos_agent: pthread_create failed\n");
         return 3;
@@ -173,6 +170,20 @@ int agent_work(int argc, char **argv) {
     print_counters(worker);
     pthread_join(waiter, NULL);
     qy_worker_free(worker);
-    qy_client_free(client);
     return 0;
+}
+
+int agent_work(int argc, char **argv) {
+    qy_client *client;
+    long concurrency, max_attempts;
+    int status;
+
+    if (argc != 4) agent_usage_error("work takes URL QUEUE CONCURRENCY MAX_ATTEMPTS");
+    concurrency = agent_number(argv[2], 0, 1024, "CONCURRENCY");
+    max_attempts = agent_number(argv[3], 1, 100, "MAX_ATTEMPTS");
+    agent_block_signals();
+    client = agent_connect(argv[0], "chaos_agent work", argv[1]);
+    status = agent_run_worker(client, argv[1], concurrency, max_attempts);
+    qy_client_free(client);
+    return status;
 }

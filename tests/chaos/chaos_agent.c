@@ -4,6 +4,8 @@
  *   chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD    (agent_produce.c)
  *   chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS    (agent_work.c)
  *   chaos_agent publish URL QUEUE                          (agent_publish.c)
+ *   chaos_agent both URL QUEUE CONCURRENCY MAX_ATTEMPTS BACKLOG PAYLOAD...
+ *                                                          (agent_both.c)
  *
  * QUEUEY_CHAOS_HEARTBEAT_S, when set, is the AMQP heartbeat in seconds, and
  * QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS the publish timeout.
@@ -14,6 +16,8 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +36,8 @@ void agent_usage_error(const char *message) {
     fprintf(stderr,
             "usage: chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD\n"
             "       chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS\n"
-            "       chaos_agent publish URL QUEUE\n");
+            "       chaos_agent publish URL QUEUE\n"
+            "       chaos_agent both URL QUEUE CONCURRENCY MAX_ATTEMPTS BACKLOG PAYLOAD...\n");
     exit(2);
 }
 
@@ -94,6 +99,46 @@ int agent_enqueue(qy_producer *producer, const char *queue, const char *payload,
     return ok;
 }
 
+void agent_tally_add(struct agent_tally *tally, int ok, int64_t took_ms) {
+    if (ok)
+        ++tally->ok;
+    else
+        ++tally->failed;
+    if (took_ms > tally->max_ms) tally->max_ms = took_ms;
+}
+
+void agent_print_produced(const struct agent_tally *tally) {
+    agent_line("produced ok=%ld failed=%ld max_ms=%lld timeout_ms=%ld", tally->ok, tally->failed,
+               (long long)tally->max_ms, agent_publish_timeout_ms());
+}
+
+void agent_block_signals(void) {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &signals, NULL);
+}
+
+/* What the producer and worker threads of mode both share, guarded by shared_lock. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static long stop_requests = 0, runs_finished = 0;
+
+/* Adds add to *value under shared_lock; returns the sum. */
+static long add_shared(long *value, long add) {
+    long sum;
+    pthread_mutex_lock(&shared_lock);
+    sum = *value += add;
+    pthread_mutex_unlock(&shared_lock);
+    return sum;
+}
+
+void agent_stop_producing(void) { add_shared(&stop_requests, 1); }
+int agent_producing_stopped(void) { return add_shared(&stop_requests, 0) != 0; }
+void agent_count_run(void) { add_shared(&runs_finished, 1); }
+long agent_runs_finished(void) { return add_shared(&runs_finished, 0); }
+
 static void log_to_stderr(qy_log_level level, const char *message, void *user_data) {
     fprintf(stderr, "%s log %d: %s\n", (const char *)user_data, (int)level, message);
 }
@@ -133,6 +178,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "produce") == 0) return agent_produce(argc - 2, argv + 2);
     if (strcmp(argv[1], "work") == 0) return agent_work(argc - 2, argv + 2);
     if (strcmp(argv[1], "publish") == 0) return agent_publish(argc - 2, argv + 2);
+    if (strcmp(argv[1], "both") == 0) return agent_both(argc - 2, argv + 2);
     agent_usage_error("unknown mode");
     return 2;
 }
