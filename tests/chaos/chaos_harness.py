@@ -74,6 +74,12 @@ class Broker:
     def ctl(self, *args: str) -> str:
         return self._script("ctl", self.dir, "-q", *args)
 
+    def set_memory_alarm(self, raised: bool) -> None:
+        """Raises or clears the node's memory alarm (as tests/integration/broker_ctl.cpp
+        does): the broker blocks every connection that publishes until it is cleared."""
+        self.ctl("eval", "rabbit_alarm:set_alarm({{resource_limit, memory, node()}, []})." if raised
+                 else "rabbit_alarm:clear_alarm({resource_limit, memory, node()}).")
+
     @property
     def url(self) -> str:
         return self.env["QUEUEY_URL"]
@@ -174,6 +180,7 @@ class Agent:
         self.process = subprocess.Popen([AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                         stdin=subprocess.PIPE if commands else None)
         self.lines: list[str] = []
+        self.line_times: list[float] = []  # time.monotonic() when each of lines came
         self.log: list[tuple[float, str]] = []  # (time.monotonic(), line)
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -192,6 +199,7 @@ class Agent:
     def _read(self) -> None:
         for line in self.process.stdout:
             with self._changed:
+                self.line_times.append(time.monotonic())
                 self.lines.append(line.rstrip("\n"))
                 self._changed.notify_all()
         with self._changed:
@@ -244,6 +252,19 @@ class Agent:
 
     def words(self, first: str) -> list[list[str]]:
         return [line.split() for line in list(self.lines) if line.split(" ", 1)[0] == first]
+
+    def totals(self, first: str) -> list[dict[str, str]]:
+        """The name=value words of each line that begins with first ("produced", "counters")."""
+        return [dict(word.split("=", 1) for word in words[1:]) for words in self.words(first)]
+
+    def times_between(self, first: str, start: float, end: float) -> list[float]:
+        """When the lines that begin with the word first and came from start to end came."""
+        return [at for at, line in zip(list(self.line_times), list(self.lines))
+                if start <= at <= end and line.split(" ", 1)[0] == first]
+
+    def stop_producing(self) -> None:
+        """SIGUSR1: the producer of mode both stops after its current call."""
+        self.process.send_signal(signal.SIGUSR1)
 
 
 class Publisher(Agent):
@@ -321,8 +342,7 @@ class Scenario:
         self.started_at = time.monotonic()
 
     def produce(self, count: int, payload: dict, threads: int = 1, url: str | None = None) -> set[str]:
-        agent = Agent("produce", url or self.url, self.queue, str(count), str(threads),
-                      json.dumps(payload, separators=(",", ":")))
+        agent = Agent("produce", url or self.url, self.queue, str(count), str(threads), compact(payload))
         status = agent.finish(300)
         if status != 0:
             raise RuntimeError(f"chaos_agent produce exited with {status}")
@@ -348,6 +368,20 @@ class Scenario:
         agent = Agent("work", url or self.url, self.queue, str(concurrency), str(max_attempts))
         self.workers.append(agent)
         return agent
+
+    def producing_worker(self, payloads: list[dict], backlog: int, concurrency: int = 0,
+                         max_attempts: int = 1) -> Agent:
+        """A chaos_agent both: a worker and, on its client, a producer that enqueues the
+        payloads in turn, one job at a time, keeping about backlog jobs waiting, until
+        Agent.stop_producing(); count_calls() takes its enqueues once it has stopped."""
+        agent = Agent("both", self.url, self.queue, str(concurrency), str(max_attempts), str(backlog),
+                      *(compact(payload) for payload in payloads))
+        self.workers.append(agent)
+        return agent
+
+    def counter(self, name: str) -> int:
+        """A worker counter (agent_work.c's "counters" line), added up over the workers."""
+        return sum(int(totals.get(name, 0)) for agent in self.workers for totals in agent.totals("counters"))
 
     def lines(self, first: str) -> list[list[str]]:
         return [words for agent in self.workers for words in agent.words(first)]
@@ -411,6 +445,11 @@ class Scenario:
         f.reconnects = sum("reconnected to the broker" in line for agent in self.workers for _, line in agent.log)
         f.seconds = time.monotonic() - self.started_at
         return f
+
+
+def compact(payload: dict) -> str:
+    """A payload as the agents take it: compact JSON (agent_work.c looks for "key":value)."""
+    return json.dumps(payload, separators=(",", ":"))
 
 
 def wait_for_log(agent: Agent, since: float, text: str, timeout: float) -> float:
