@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-/* Every job of the suite has this type. */
+/* The suite's job type: what the producers enqueue unless told otherwise. */
 #define AGENT_JOB_TYPE "chaos.job"
 
 /* The publish timeout of every agent client unless $QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS says
@@ -42,10 +42,11 @@ int64_t agent_now_ms(void);
    and a process killed with SIGKILL must not lose what it printed. */
 void agent_line(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
-/* One enqueue of a "chaos.job" with payload, waiting for its confirm. Prints
+/* One enqueue of a job of job_type with payload, waiting for its confirm. Prints
    "enqueued <job_id> <ms>" or "failed <job_id> <ms> <status> <message>"; returns 1 when
    it succeeded and stores the call's milliseconds in *took_ms unless it is NULL. */
-int agent_enqueue(qy_producer *producer, const char *queue, const char *payload, int64_t *took_ms);
+int agent_enqueue(qy_producer *producer, const char *job_type, const char *queue,
+                  const char *payload, int64_t *took_ms);
 
 /* What a producer did: calls that succeeded and failed, and the slowest. */
 struct agent_tally {

@@ -41,7 +41,8 @@ static void *enqueue_until_stopped(void *arg) {
             pause_10ms();
             continue;
         }
-        ok = agent_enqueue(p->producer, p->queue, p->payloads[next++ % p->payload_count], &took);
+        ok = agent_enqueue(p->producer, AGENT_JOB_TYPE, p->queue,
+                           p->payloads[next++ % p->payload_count], &took);
         agent_tally_add(&tally, ok, took);
     }
     agent_print_produced(&tally);

@@ -1,9 +1,9 @@
 /*
- * chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD
+ * chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD [JOB_TYPE]
  *
- * Enqueues COUNT jobs with payload PAYLOAD (a JSON value: it tells the worker what to
- * do, see agent_work.c) from THREADS threads sharing one producer, each enqueue waiting
- * for its confirm. Prints, per job:
+ * Enqueues COUNT jobs of JOB_TYPE (default "chaos.job") with payload PAYLOAD (a JSON
+ * value: it tells the worker what to do, see agent_work.c) from THREADS threads sharing
+ * one producer, each enqueue waiting for its confirm. Prints, per job:
  *   enqueued <job_id> <ms>                     the broker confirmed it after <ms>
  *   failed <job_id> <ms> <status> <message>    the call failed after <ms>
  * and at the end:
@@ -21,6 +21,7 @@ struct production {
     qy_producer *producer;
     const char *queue;
     const char *payload;
+    const char *job_type;
     long count;
     long next; /* the next job to enqueue; taken under lock */
     struct agent_tally tally;
@@ -46,7 +47,7 @@ static void *enqueue_jobs(void *arg) {
     struct production *p = arg;
     while (take_job(p)) {
         int64_t took;
-        const int ok = agent_enqueue(p->producer, p->queue, p->payload, &took);
+        const int ok = agent_enqueue(p->producer, p->job_type, p->queue, p->payload, &took);
         record(p, ok, took);
     }
     return NULL;
@@ -59,12 +60,14 @@ int agent_produce(int argc, char **argv) {
     qy_error *err = NULL;
     long thread_count, i;
 
-    if (argc != 5) agent_usage_error("produce takes URL QUEUE COUNT THREADS PAYLOAD");
+    if (argc != 5 && argc != 6)
+        agent_usage_error("produce takes URL QUEUE COUNT THREADS PAYLOAD [JOB_TYPE]");
     memset(&p, 0, sizeof p);
     p.queue = argv[1];
     p.count = agent_number(argv[2], 1, 10000000, "COUNT");
     thread_count = agent_number(argv[3], 1, 64, "THREADS");
     p.payload = argv[4];
+    p.job_type = argc == 6 ? argv[5] : AGENT_JOB_TYPE;
     pthread_mutex_init(&p.lock, NULL);
 
     client = agent_connect(argv[0], "chaos_agent produce", p.queue);

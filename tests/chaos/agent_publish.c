@@ -53,7 +53,7 @@ int agent_publish(int argc, char **argv) {
         count = agent_number(count_text, 1, 1000000, "COUNT");
         bytes = agent_number(bytes_text, 0, 256L << 20, "BYTES");
         payload = padded_payload(bytes);
-        for (i = 0; i < count; ++i) agent_enqueue(producer, argv[1], payload, NULL);
+        for (i = 0; i < count; ++i) agent_enqueue(producer, AGENT_JOB_TYPE, argv[1], payload, NULL);
         free(payload);
         agent_line("done");
     }

@@ -3,8 +3,10 @@
  *
  * Runs a worker on QUEUE (CONCURRENCY 0: the default, the prefetch) until SIGTERM or
  * SIGINT, then shuts it down gracefully. Retry policy: MAX_ATTEMPTS attempts (1 is
- * queuey's default), 1 s apart. It handles job type "chaos.job": the handler does what
- * the job's compact JSON payload says, in this order:
+ * queuey's default), 1 s apart. It handles job type "chaos.job", and the types "ok",
+ * "retry-once" and "defer-once" of the Rust worker of tests/interop/rust, so that the
+ * two can share a queue (the suite gives those jobs the payloads that match their
+ * types). The handler does what the job's compact JSON payload says, in this order:
  *
  *   "sleep_ms":M        sleeps M ms
  *   "kill":true         kills its own process (SIGKILL) on every run
@@ -109,7 +111,7 @@ static void *stop_on_signal(void *worker) {
 
 static qy_worker *new_worker(qy_client *client, const char *queue, long concurrency,
                              long max_attempts) {
-    static const char *const job_types[] = {AGENT_JOB_TYPE};
+    static const char *const job_types[] = {AGENT_JOB_TYPE, "ok", "retry-once", "defer-once"};
     qy_error *err = NULL;
     qy_retry_policy *policy = NULL;
     qy_worker *worker = NULL;

@@ -1,7 +1,8 @@
 /*
  * chaos_agent: the producer and worker processes of the chaos suite (test_chaos.py).
  *
- *   chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD    (agent_produce.c)
+ *   chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD [JOB_TYPE]
+ *                                                          (agent_produce.c)
  *   chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS    (agent_work.c)
  *   chaos_agent publish URL QUEUE                          (agent_publish.c)
  *   chaos_agent both URL QUEUE CONCURRENCY MAX_ATTEMPTS BACKLOG PAYLOAD...
@@ -34,7 +35,7 @@ void agent_fail(const char *what, qy_error *err) {
 void agent_usage_error(const char *message) {
     fprintf(stderr, "chaos_agent: %s\n", message);
     fprintf(stderr,
-            "usage: chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD\n"
+            "usage: chaos_agent produce URL QUEUE COUNT THREADS PAYLOAD [JOB_TYPE]\n"
             "       chaos_agent work URL QUEUE CONCURRENCY MAX_ATTEMPTS\n"
             "       chaos_agent publish URL QUEUE\n"
             "       chaos_agent both URL QUEUE CONCURRENCY MAX_ATTEMPTS BACKLOG PAYLOAD...\n");
@@ -78,12 +79,13 @@ long agent_publish_timeout_ms(void) {
                            : agent_number(timeout, 1, 600000, "QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS");
 }
 
-int agent_enqueue(qy_producer *producer, const char *queue, const char *payload, int64_t *took_ms) {
+int agent_enqueue(qy_producer *producer, const char *job_type, const char *queue,
+                  const char *payload, int64_t *took_ms) {
     qy_envelope *env = NULL;
     qy_error *err = NULL;
     int64_t start, took;
     int ok;
-    if (qy_envelope_new(AGENT_JOB_TYPE, queue, payload, strlen(payload), &env, &err) != QY_OK)
+    if (qy_envelope_new(job_type, queue, payload, strlen(payload), &env, &err) != QY_OK)
         agent_fail("qy_envelope_new", err);
     start = agent_now_ms();
     ok = qy_producer_enqueue(producer, env, &err) == QY_OK;

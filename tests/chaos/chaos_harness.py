@@ -1,5 +1,6 @@
 """The processes of the chaos suite and the figures it counts: a private broker
-(scripts/broker), Toxiproxy, chaos_agent producers and workers, broker_probe.
+(scripts/broker), Toxiproxy, chaos_agent producers and workers, the Rust worker of
+tests/interop/rust, broker_probe.
 
 Everything listens on and connects to 127.0.0.1 only.
 """
@@ -175,10 +176,11 @@ class Agent:
     """One chaos_agent process; its stdout is read line by line on a thread, its stderr
     (queuey's log lines) kept, and the first of them passed on to ours."""
 
-    def __init__(self, *args: str, commands: bool = False):
-        """With commands, the agent reads commands from stdin (see send())."""
-        self.process = subprocess.Popen([AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        stdin=subprocess.PIPE if commands else None)
+    def __init__(self, *args: str, commands: bool = False, program: str = ""):
+        """With commands, the agent reads commands from stdin (see send()); program runs
+        another program than chaos_agent."""
+        self.process = subprocess.Popen([program or AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, stdin=subprocess.PIPE if commands else None)
         self.lines: list[str] = []
         self.line_times: list[float] = []  # time.monotonic() when each of lines came
         self.log: list[tuple[float, str]] = []  # (time.monotonic(), line)
@@ -307,6 +309,25 @@ class Publisher(Agent):
         return float("inf")
 
 
+class RustWorker(Agent):
+    """`xlang-rust work` (tests/interop/rust, the queuey-rabbitmq crate's own Worker): it
+    handles `handled` invocations and then shuts down from its last handler, which closes
+    its channel before the jobs taken from it are settled (docs/interop.md, difference
+    10). Its JSON lines read as a chaos_agent worker's: "started <job_id> attempt <n>
+    deferrals <n>" for every invocation, "succeeded <job_id>" for an "ok" outcome."""
+
+    def __init__(self, program: str, url: str, queue: str, handled: int, timeout_s: int):
+        super().__init__("work", "--url", url, "--queue", queue, "--handled", str(handled),
+                         "--timeout-s", str(timeout_s), "--shutdown-in-handler", "1", program=program)
+
+    def words(self, first: str) -> list[list[str]]:
+        runs = [json.loads(line) for line in list(self.lines) if line.startswith("{")]
+        if first == "started":
+            return [[first, run["job_id"], "attempt", str(run["attempt"]), "deferrals", str(run["deferrals"])]
+                    for run in runs]
+        return [[first, run["job_id"]] for run in runs if first == "succeeded" and run["outcome"] == "ok"]
+
+
 @dataclass
 class Figures:
     """What one scenario counts (docs/reliability.md)."""
@@ -341,8 +362,9 @@ class Scenario:
         self.figures = Figures(name)
         self.started_at = time.monotonic()
 
-    def produce(self, count: int, payload: dict, threads: int = 1, url: str | None = None) -> set[str]:
-        agent = Agent("produce", url or self.url, self.queue, str(count), str(threads), compact(payload))
+    def produce(self, count: int, payload: dict, threads: int = 1, url: str | None = None,
+                job_type: str = "chaos.job") -> set[str]:
+        agent = Agent("produce", url or self.url, self.queue, str(count), str(threads), compact(payload), job_type)
         status = agent.finish(300)
         if status != 0:
             raise RuntimeError(f"chaos_agent produce exited with {status}")
@@ -376,6 +398,12 @@ class Scenario:
         Agent.stop_producing(); count_calls() takes its enqueues once it has stopped."""
         agent = Agent("both", self.url, self.queue, str(concurrency), str(max_attempts), str(backlog),
                       *(compact(payload) for payload in payloads))
+        self.workers.append(agent)
+        return agent
+
+    def rust_worker(self, program: str, handled: int, timeout_s: int = 30) -> RustWorker:
+        """The Rust worker (program: xlang-rust) on this scenario's queue; see RustWorker."""
+        agent = RustWorker(program, self.url, self.queue, handled, timeout_s)
         self.workers.append(agent)
         return agent
 
