@@ -17,6 +17,10 @@
 
 namespace queuey {
 
+// Deliveries set aside (Delivery::set_aside) stop holding prefetch slots until this many
+// prefetches of their queue are unsettled: a bound on what a consumer holds.
+inline constexpr std::size_t max_set_aside_windows = 16;
+
 // One received job. Settle it exactly once; every settle throws Error on failure and
 // then leaves the delivery unsettled (the job is not lost: it is redelivered).
 class Delivery {
@@ -37,6 +41,14 @@ public:
     // was replaced (RabbitMQ), or its consumer was closed. The job is delivered again;
     // settling this delivery fails (QY_ERR_STALE_DELIVERY) and publishes nothing.
     virtual bool stale() const = 0;
+    // The broker blocks publishing (a memory or disk alarm): a settle that publishes
+    // (every one but ack) would wait, unsent, until it unblocks or the publish times out.
+    virtual bool publishing_blocked() const = 0;
+    // The delivery is kept unsettled for a while (its settle failed, or must wait): it
+    // stops holding one of its consumer's prefetch slots, so that other jobs keep coming,
+    // as long as fewer than max_set_aside_windows prefetches of its queue are unsettled
+    // (docs/worker.md, parked jobs). Never throws.
+    virtual void set_aside() = 0;
 
     virtual void ack() = 0;
     // Publishes next into the hold queue for delay, then acks. next is what the retry

@@ -22,10 +22,6 @@ constexpr amqp_channel_t first_consumer_channel = 3;
 // Frames handled per turn of the loop before queued commands (acks) get their turn.
 constexpr int frames_per_turn = 256;
 
-std::string consumer_tag(const Subscription &subscription) {
-    return "queuey." + std::to_string(subscription.channel);
-}
-
 std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
 }
@@ -252,7 +248,7 @@ void RabbitConnection::stop_consuming(const std::shared_ptr<Subscription> &subsc
     call<void>(
         [this, subscription](AmqpSession &session) {
             if (subscription->cancelled_by_broker) return;  // nothing left to cancel
-            session.cancel_consumer(subscription->channel, consumer_tag(*subscription));
+            session.cancel_consumer(subscription->channel, subscription->consumer_tag);
             // Deliveries sent before the cancel-ok wait in rabbitmq-c's frame queue: hand
             // them to the sink before the caller drains it.
             read_frames();
@@ -313,6 +309,26 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
           },
           [](const Error &) {}});
     return true;
+}
+
+void RabbitConnection::set_aside(const std::shared_ptr<Subscription> &subscription,
+                                 const IncomingDelivery &delivery) {
+    post({[this, subscription, tag = delivery.delivery_tag,
+           generation = delivery.generation](AmqpSession &session) {
+              // A prefetch of 0 is no limit: nothing to make room in.
+              if (generation != subscription->generation.load() || subscription->prefetch == 0 ||
+                  subscription->cancelled_by_broker || !subscription->unsettled.contains(tag))
+                  return;
+              const std::size_t half_window = (subscription->prefetch + 1) / 2;
+              if (++subscription->set_aside < half_window ||
+                  subscription->unsettled.size() >= max_set_aside_windows * subscription->prefetch)
+                  return;
+              // Deliveries to the old consumer before its cancel-ok are read after it, on
+              // the same channel: nothing is lost or redelivered.
+              session.cancel_consumer(subscription->channel, subscription->consumer_tag);
+              start_consumer(*subscription);
+          },
+          [](const Error &) {}});
 }
 
 void RabbitConnection::flush_acks(Clock::time_point deadline) {
@@ -466,8 +482,12 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             return;
         }
         case AMQP_BASIC_CANCEL_METHOD: {
+            const auto *cancel = static_cast<amqp_basic_cancel_t *>(decoded);
             for (const auto &subscription : subscriptions_) {
-                if (subscription->channel != channel) continue;
+                // A consumer replaced on its channel (set_aside) is no longer the one.
+                if (subscription->channel != channel ||
+                    subscription->consumer_tag != text_of(cancel->consumer_tag))
+                    continue;
                 subscription->cancelled_by_broker = true;
                 subscription->deliveries->fail(
                     Error(QY_ERR_BROKER, "",
@@ -493,13 +513,13 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
         }
         case AMQP_CONNECTION_BLOCKED_METHOD: {
             const auto *blocked = static_cast<amqp_connection_blocked_t *>(decoded);
-            blocked_ = true;
+            blocked_.store(true);
             options_.logger.warn("the broker blocked publishing (" + text_of(blocked->reason) +
                                  "); publishes wait until it unblocks or they time out");
             return;
         }
         case AMQP_CONNECTION_UNBLOCKED_METHOD:
-            blocked_ = false;
+            blocked_.store(false);
             options_.logger.info("the broker unblocked publishing");
             return;
         default: return;
@@ -586,7 +606,7 @@ void RabbitConnection::on_connection_lost(const Error &error) {
     last_error_ = error.what();
     options_.logger.warn(std::string("connection lost: ") + error.what());
     session_.reset();
-    blocked_ = false;  // a block belongs to its connection; a new one starts unblocked
+    blocked_.store(false);  // a block belongs to its connection; a new one starts unblocked
     tracker_.fail_all(
         QY_ERR_CONNECTION,
         "the connection was lost before the broker confirmed this publish; the job may "
@@ -713,7 +733,16 @@ void RabbitConnection::open_subscription(Subscription &subscription) {
     hand_back(subscription);  // tags of the old channel, if it was not handed back yet
     session_->open_channel(subscription.channel);
     session_->qos(subscription.channel, subscription.prefetch);
-    session_->consume(subscription.channel, subscription.queue, consumer_tag(subscription));
+    start_consumer(subscription);
+}
+
+void RabbitConnection::start_consumer(Subscription &subscription) {
+    // The first consumer of channel 3 is queuey.3, the ones that replace it queuey.3.2, ...
+    const std::uint64_t number = ++subscription.consumers_started;
+    subscription.consumer_tag = "queuey." + std::to_string(subscription.channel) +
+                                (number == 1 ? "" : "." + std::to_string(number));
+    subscription.set_aside = 0;
+    session_->consume(subscription.channel, subscription.queue, subscription.consumer_tag);
 }
 
 void RabbitConnection::fail_everything(const Error &error) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "../amqp_properties.hpp"
+#include "../backend.hpp"
 #include "../log.hpp"
 #include "../topology.hpp"
 #include "amqp_session.hpp"
@@ -78,6 +79,13 @@ struct Subscription {
     // channel stays open until the consumer closes, so that the settles of what it
     // delivered still go out; it is not subscribed again after a reconnect.
     bool cancelled_by_broker = false;
+    // I/O thread only: the channel's consumer, and how many consumers it started over its
+    // life (each takes a tag of its own).
+    std::string consumer_tag;
+    std::uint64_t consumers_started = 0;
+    // I/O thread only: deliveries set aside (kept unsettled for a while) since the current
+    // consumer started; they still hold its prefetch slots.
+    std::size_t set_aside = 0;
 };
 
 enum class Settlement { ack, reject_requeue, reject_drop };
@@ -139,6 +147,17 @@ public:
     // close()) when it can send nothing.
     bool settle(const std::shared_ptr<Subscription> &subscription, const IncomingDelivery &delivery,
                 Settlement settlement);
+    // The delivery stays unsettled for a while (the worker parked it): it should not hold
+    // one of the prefetch slots. Once half a prefetch is set aside, the channel's consumer
+    // is replaced by a new one on the same channel (basic.cancel, basic.consume), whose
+    // prefetch counts only its own deliveries; the channel and every delivery tag stay
+    // valid. Not beyond max_set_aside_windows (backend.hpp) prefetches unsettled on the
+    // channel: past that the parked deliveries fill the prefetch. Never throws.
+    void set_aside(const std::shared_ptr<Subscription> &subscription,
+                   const IncomingDelivery &delivery);
+    // The broker blocked publishing on this connection (connection.blocked, a memory or
+    // disk alarm): publishes wait, unsent, until it unblocks or their deadline passes.
+    bool publishing_blocked() const { return blocked_.load(); }
 
     ConnectionCounters counters() const;
     // The redeliveries this connection caused: whatever its channels held unsettled when
@@ -177,6 +196,8 @@ private:
     // After a reconnect: declares the remembered queues, then subscribes again.
     void restore();
     void open_subscription(Subscription &subscription);
+    // Starts a consumer on the subscription's open channel under a new tag.
+    void start_consumer(Subscription &subscription);
     // The lowest channel number no subscription holds: numbers are reused, or a client
     // would run out after channel_max consumers opened over its life.
     amqp_channel_t free_channel() const;
@@ -193,7 +214,7 @@ private:
     PendingDeclares declares_;                                  // I/O thread only
     std::uint64_t max_message_size_;                            // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
-    bool blocked_ = false;                                      // connection.blocked by the broker
+    std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set on the I/O thread
     std::string last_error_;
     // The last poll saw input on the socket, or did not look: read_frames() may read it.
     bool socket_readable_ = true;

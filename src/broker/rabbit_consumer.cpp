@@ -145,6 +145,12 @@ void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<Que
     settle(Settlement::ack);
 }
 
+bool RabbitDelivery::publishing_blocked() const {
+    return backend_.publishing().publishing_blocked();
+}
+
+void RabbitDelivery::set_aside() { connection_.set_aside(subscription_, delivery_); }
+
 void RabbitDelivery::ack() {
     check_unsettled();
     settle(Settlement::ack);

@@ -57,6 +57,8 @@ public:
     bool redelivered() const override { return possibly_started_; }
     std::uint32_t lost_runs() const override { return delivery_.lost_runs; }
     bool stale() const override { return delivery_.generation != subscription_->generation.load(); }
+    bool publishing_blocked() const override;
+    void set_aside() override;
     void ack() override;
     void retry(const Envelope &next, std::chrono::nanoseconds delay) override;
     void defer(const Envelope &next, std::chrono::nanoseconds delay) override;

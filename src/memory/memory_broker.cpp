@@ -219,7 +219,9 @@ MemoryBroker::Taken MemoryBroker::take_locked(
         MemorySubscription::Source &source = subscription->sources[index];
         // At most prefetch unsettled deliveries per queue and consumer (0: no limit, as in
         // basic.qos), so that priorities only overtake what is still queued.
-        if (source.config.prefetch != 0 && source.unsettled >= source.config.prefetch) continue;
+        if (source.config.prefetch != 0 &&
+            source.unsettled - source.set_aside >= source.config.prefetch)
+            continue;
         std::vector<Envelope> expired;
         while (auto queued = source.queue->pop(now, expired)) {
             if (!queued->message.malformed.empty()) {
@@ -291,6 +293,7 @@ void MemoryBroker::check_settleable_locked(const MemoryLease &lease) {
 void MemoryBroker::finish_locked(MemoryLease &lease, MemoryLease::State state) {
     MemorySubscription::Source &source = lease.subscription->sources[lease.source];
     --source.unsettled;
+    if (lease.set_aside) --source.set_aside;
     source.queue->count_settled();
     lease.state = state;
     leases_.erase(&lease);
@@ -352,6 +355,17 @@ void MemoryBroker::requeue_lost(MemoryLease &lease, std::uint32_t lost_runs) {
     if (!route_locked(queue, std::move(copy), Clock::now()))
         throw Error(QY_ERR_UNROUTABLE, "", "no queue '" + queue + "'");
     finish_locked(lease, MemoryLease::State::settled);
+}
+
+void MemoryBroker::set_aside(MemoryLease &lease) {
+    std::lock_guard lock(mutex_);
+    MemorySubscription::Source &source = lease.subscription->sources[lease.source];
+    if (lease.state != MemoryLease::State::unsettled || lease.set_aside ||
+        source.unsettled >= max_set_aside_windows * source.config.prefetch)
+        return;
+    lease.set_aside = true;
+    ++source.set_aside;
+    available_.notify_all();  // a prefetch slot is free
 }
 
 bool MemoryBroker::revoked(const MemoryLease &lease) const {

@@ -29,6 +29,7 @@ struct MemorySubscription {
         QueueConfig config;
         MemoryQueue *queue = nullptr;  // queues are never removed: stable
         std::uint32_t unsettled = 0;   // this consumer's unsettled deliveries from it
+        std::uint32_t set_aside = 0;   // of those, the ones that hold no prefetch slot
     };
     std::vector<Source> sources;
     std::size_t cursor = 0;  // the source to try first: round robin, so that none starves
@@ -44,6 +45,7 @@ struct MemoryLease {
     QueueConfig config;     // a copy: a delivery may outlive its consumer
     QueuedMessage message;  // never changed while the delivery lives: read without the lock
     State state = State::unsettled;  // guarded by the broker's mutex
+    bool set_aside = false;          // guarded by the broker's mutex
 };
 
 class MemoryBroker {
@@ -88,6 +90,8 @@ public:
     void dead_letter(MemoryLease &lease, const std::string &reason);
     // The same job to the back of its queue, carrying lost_runs.
     void requeue_lost(MemoryLease &lease, std::uint32_t lost_runs);
+    // The lease stops holding a prefetch slot (Delivery::set_aside).
+    void set_aside(MemoryLease &lease);
     // The lease's consumer was closed (or the backend): its job went back to its queue.
     bool revoked(const MemoryLease &lease) const;
     // For a delivery freed unsettled: back to its place in its queue, marked redelivered

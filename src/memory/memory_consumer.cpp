@@ -43,6 +43,8 @@ MemoryDelivery::~MemoryDelivery() { broker_->release(*lease_); }
 
 bool MemoryDelivery::stale() const { return broker_->revoked(*lease_); }
 
+void MemoryDelivery::set_aside() { broker_->set_aside(*lease_); }
+
 void MemoryDelivery::ack() { broker_->ack(*lease_); }
 
 void MemoryDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay) {

@@ -44,6 +44,8 @@ public:
     bool redelivered() const override { return lease_->message.redelivered; }
     std::uint32_t lost_runs() const override { return lease_->message.message.lost_runs; }
     bool stale() const override;
+    bool publishing_blocked() const override { return false; }  // nothing blocks it
+    void set_aside() override;
     void ack() override;
     // next arrives in this delivery's queue after exactly delay (zero: at once).
     void retry(const Envelope &next, std::chrono::nanoseconds delay) override;

@@ -12,8 +12,7 @@ ParkedDeliveries::Clock::duration ParkedDeliveries::wait_after(std::uint32_t fai
     return std::chrono::duration_cast<Clock::duration>(backoff.ceiling(failures));
 }
 
-void ParkedDeliveries::park(Parked parked, Clock::time_point now) {
-    parked.due = now + wait_after(parked.failures);
+void ParkedDeliveries::park(Parked parked) {
     std::lock_guard lock(mutex_);
     parked_.push_back(std::move(parked));
 }

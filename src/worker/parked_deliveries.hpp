@@ -2,7 +2,8 @@
 // settle failures). Freed at once, such a delivery would go straight back to its queue
 // and run again in a loop; kept, it holds a prefetch slot until its settle, tried again
 // with a backoff, goes through, or it goes stale (its job went back to the queue with
-// its channel). So there are never more than the prefetch, and none stays for good.
+// its channel). A parked delivery is set aside (Delivery::set_aside) so that it need not
+// hold a prefetch slot; none stays for good.
 #pragma once
 
 #include "../backend.hpp"
@@ -30,12 +31,12 @@ public:
         std::shared_ptr<Delivery> delivery;
         SettleAction action;         // what failed, tried again as it is
         std::uint32_t failures = 0;  // failed tries so far
+        bool kept = false;           // parked before (counted in QY_COUNTER_PARKED)
         Clock::time_point due{};     // of the next try
     };
 
-    // Keeps parked after a failed try (counted in parked.failures) until its next try is
-    // due, wait_after(parked.failures) from now.
-    void park(Parked parked, Clock::time_point now);
+    // Keeps parked until parked.due.
+    void park(Parked parked);
     // One parked delivery whose next try is due, taken out; the one due first.
     std::optional<Parked> take_due(Clock::time_point now);
     // The parked deliveries that went stale, taken out.

@@ -12,6 +12,9 @@ namespace {
 
 // How often an idle worker thread looks up from the consumer to see if it should stop.
 constexpr std::chrono::milliseconds idle_poll{100};
+// How often a settle held up by a broker that blocks publishing looks again: trying
+// costs nothing while it is blocked, and the job should go on soon after it unblocks.
+constexpr std::chrono::milliseconds blocked_recheck{250};
 
 // "250ms", "1.5s", "30s": a duration as the dead-letter reasons and the log show it.
 std::string format_duration(std::chrono::milliseconds duration) {
@@ -349,26 +352,42 @@ void Worker::settle(std::shared_ptr<Delivery> delivery, SettleAction action) {
 }
 
 void Worker::settle(ParkedDeliveries::Parked parked) {
-    const bool was_parked = parked.failures > 0;
     const Envelope &envelope = parked.delivery->envelope();
+    if (parked.action.kind != SettleAction::Kind::ack && parked.delivery->publishing_blocked()) {
+        if (!parked.kept)
+            log_unsettled(parked.action, envelope,
+                          "the broker blocks publishing (a memory or disk alarm); kept "
+                          "unsettled until it unblocks");
+        keep(std::move(parked), std::chrono::steady_clock::now() + blocked_recheck);
+        return;
+    }
     const auto failure = perform(*parked.delivery, parked.action);
     if (!failure || failure->status() == QY_ERR_STALE_DELIVERY) {
-        if (was_parked) --counters_.parked;
+        if (parked.kept) --counters_.parked;
         if (failure)
             log_unsettled(parked.action, envelope,
                           std::string(failure->what()) + "; not kept: its job comes back");
-        else if (was_parked)
+        else if (parked.kept)
             options_.logger.info("settled job " + envelope.job_id + " (" + parked.action.name() +
                                  ") on try " + std::to_string(parked.failures + 1));
         return;
     }
-    if (!was_parked) ++counters_.parked;
     ++parked.failures;
     const auto wait = ParkedDeliveries::wait_after(parked.failures);
     log_unsettled(parked.action, envelope,
                   std::string(failure->what()) + "; kept unsettled, tried again in " +
                       format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(wait)));
-    parked_.park(std::move(parked), std::chrono::steady_clock::now());
+    keep(std::move(parked), std::chrono::steady_clock::now() + wait);
+}
+
+void Worker::keep(ParkedDeliveries::Parked parked, std::chrono::steady_clock::time_point due) {
+    if (!parked.kept) {
+        parked.kept = true;
+        ++counters_.parked;
+        parked.delivery->set_aside();
+    }
+    parked.due = due;
+    parked_.park(std::move(parked));
 }
 
 void Worker::retry_parked() {

@@ -93,8 +93,12 @@ private:
     // Settles by action, never throwing. A settle that fails is counted, logged and
     // parked to be tried again, unless the delivery went stale.
     void settle(std::shared_ptr<Delivery> delivery, SettleAction action);
-    // The same for a settle tried again (parked.failures > 0) or for the first time.
+    // The same for a settle tried again (parked.kept) or for the first time. A settle that
+    // publishes is not tried while the broker blocks publishing: it would hold this
+    // thread for the whole publish timeout.
     void settle(ParkedDeliveries::Parked parked);
+    // Parks until due; the first time, counts it and sets the delivery aside.
+    void keep(ParkedDeliveries::Parked parked, std::chrono::steady_clock::time_point due);
     // One loop turn's share of the parked deliveries: drops those gone stale and tries
     // again the settle of one that is due.
     void retry_parked();

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from chaos_harness import Scenario
 from test_chaos import check
 
@@ -61,12 +59,4 @@ def test_l_memory_alarm_on_a_client_that_produces_and_works(broker, record):
     assert statuses, "no enqueue was held up by the alarm"
     assert lost_connections == 0 and figures.reconnects == 0, figures.measured
     assert runs, f"the worker ran nothing during the alarm: {figures.measured}"
-    if quiet > LONGEST_QUIET_S:
-        # Known defect, reported with this scenario: a worker whose handlers retry or
-        # defer stops consuming for most of an alarm (with plain jobs only it runs at full
-        # speed). A settle that publishes holds its worker thread for the whole publish
-        # timeout while the broker blocks publishing, and each parked try holds one
-        # again; with a short publish timeout the parked jobs fill the prefetch instead
-        # (docs/worker.md) and nothing runs until the alarm clears. Remove this xfail
-        # with the fix.
-        pytest.xfail(f"the worker stalled during the alarm: {figures.measured}")
+    assert quiet <= LONGEST_QUIET_S, f"the worker stalled during the alarm: {figures.measured}"

@@ -29,6 +29,22 @@ protected:
                           << unacknowledged;
         return reached;
     }
+
+    // A queue with its prefetch and enqueued jobs, a consumer of it, and the deliveries
+    // it took first (up to taken, within 5 s).
+    struct Holding {
+        queuey::QueueConfig config;
+        std::unique_ptr<queuey::Consumer> consumer;
+        std::vector<std::unique_ptr<queuey::Delivery>> taken;
+    };
+    Holding consume_holding(std::uint16_t prefetch, int enqueued, std::size_t taken) {
+        Holding holding;
+        holding.config = declare_queue([&](queuey::QueueConfig &c) { c.prefetch = prefetch; });
+        for (int i = 0; i < enqueued; ++i) producer_->enqueue(job(holding.config.name));
+        holding.consumer = backend_->consume(holding.config.name);
+        holding.taken = receive(*holding.consumer, taken, 5s);
+        return holding;
+    }
 };
 
 TEST_F(Consuming, TheBrokerHoldsBackWhatIsBeyondThePrefetch) {
@@ -167,6 +183,55 @@ TEST_F(Consuming, AClosedConsumerReturnsWhatItHeld) {
     EXPECT_THROW(taken->ack(), queuey::Error) << "a delivery of a closed consumer was acked";
 }
 
+// A worker sets aside the deliveries it parks (docs/worker.md): they must not keep the
+// jobs behind them from coming. The consumer is replaced on its channel, so the broker
+// counts a fresh prefetch for the new one while the old deliveries stay unsettled.
+TEST_F(Consuming, DeliveriesSetAsideLetAnotherPrefetchOfJobsComeAndStayUnsettled) {
+    Holding held = consume_holding(4, 20, 4);
+    auto &consumer = held.consumer;
+    auto &first = held.taken;
+    const std::string &queue = held.config.name;
+    ASSERT_EQ(first.size(), 4u);
+    EXPECT_FALSE(consumer->next(500ms)) << "more than the prefetch came";
+    first[0]->set_aside();
+    EXPECT_FALSE(consumer->next(500ms)) << "a new prefetch came before half of one was set aside";
+    first[1]->set_aside();
+    auto second = receive(*consumer, 4, 5s);
+    ASSERT_EQ(second.size(), 4u) << "setting aside half the prefetch let nothing come";
+    EXPECT_FALSE(consumer->next(500ms)) << "more than the new prefetch came";
+    counts_become(queue, 12, 8);
+    EXPECT_EQ(consumer_prefetches(endpoint(), queue), std::vector<int>{4});
+
+    // Stopping stops the consumer that replaced the first.
+    consumer->stop();
+    for (auto &delivery : first) delivery->ack();
+    for (auto &delivery : second) delivery->ack();
+    EXPECT_FALSE(consumer->next(500ms)) << "a stopped consumer still received jobs";
+    counts_become(queue, 12, 0);
+    EXPECT_TRUE(consumer_prefetches(endpoint(), queue).empty());
+}
+
+TEST_F(Consuming, DeliveriesAreSetAsideUntilSixteenPrefetchesAreUnsettled) {
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = 1; });
+    for (int i = 0; i < 20; ++i) producer_->enqueue(job(config.name));
+    auto consumer = backend_->consume(config.name);
+    std::vector<std::unique_ptr<queuey::Delivery>> held;
+    while (auto delivery = consumer->next(1s)) {
+        delivery->set_aside();
+        held.push_back(std::move(delivery));
+    }
+    EXPECT_EQ(held.size(), queuey::max_set_aside_windows);
+    counts_become(config.name, 20 - long(queuey::max_set_aside_windows),
+                  long(queuey::max_set_aside_windows));
+    for (auto &delivery : held) delivery->ack();
+    for (int i = 0; i < 4; ++i) {  // the rest, one prefetch at a time
+        auto delivery = consumer->next(5s);
+        ASSERT_TRUE(delivery) << "settling the set-aside ones let no job come";
+        delivery->ack();
+    }
+    counts_become(config.name, 0, 0);
+}
+
 TEST_F(Consuming, ChannelNumbersAreReusedSoConsumersCanComeAndGoPastTheChannelMax) {
     // RabbitMQ 3.10 allows 2047 channels per connection. A client that opens and closes
     // consumers for its whole life used to fail after that many.
@@ -232,14 +297,13 @@ TEST_F(Consuming, DeletingTheQueueEndsItsConsumerWithABrokerError) {
 TEST_F(Consuming, WhatAConsumerTheBrokerCancelledHadDeliveredCanStillBeAcknowledged) {
     // The broker's basic.cancel leaves the channel open, and the deliveries it made there
     // are still the consumer's to settle. The acks used to be reported sent and dropped.
-    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = 2; });
-    for (int i = 0; i < 2; ++i) producer_->enqueue(job(config.name));
-    auto consumer = backend_->consume(config.name);
-    auto taken = receive(*consumer, 2, 5s);
+    Holding held = consume_holding(2, 2, 2);
+    auto &consumer = held.consumer;
+    auto &taken = held.taken;
     ASSERT_EQ(taken.size(), 2u);
     ASSERT_TRUE(eventually(
         [&] { return unacknowledged_on_channels(endpoint(), connection_name_) == 2; }, 5s));
-    raw_->delete_queue(config.name);
+    raw_->delete_queue(held.config.name);
     const auto error = error_of([&] { consumer->next(5s); });
     ASSERT_TRUE(error) << "no cancel from the broker";
     EXPECT_EQ(error->status(), QY_ERR_BROKER) << error->what();

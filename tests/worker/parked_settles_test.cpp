@@ -58,13 +58,12 @@ protected:
         WorkerOptions options;
         options.queues = {q.name};
         options.default_retry = attempts(3);
-        options.logger = queuey::Logger::dispatching_to(
-            [this](queuey::LogLevel level, const std::string &message) {
-                std::fprintf(stderr, "[worker log %d] %s\n", static_cast<int>(level),
-                             message.c_str());
-                std::lock_guard lock(log_mutex_);
-                log_.push_back(message);
-            });
+        options.logger = queuey::Logger::dispatching_to([this](queuey::LogLevel level,
+                                                               const std::string &message) {
+            std::fprintf(stderr, "[worker log %d] %s\n", static_cast<int>(level), message.c_str());
+            std::lock_guard lock(log_mutex_);
+            log_.push_back(message);
+        });
         worker_ = std::make_unique<queuey::Worker>(with_settle_faults(under_->backend(), faults_),
                                                    std::move(options));
         worker_->register_handler(job_type, [this, handler](const Job &job) {
@@ -173,9 +172,10 @@ TEST_P(ParkedSettles, ADeadLetterThatFailsTwiceIsDeadLetteredOnceWithItsReason) 
     EXPECT_EQ(under_->ready_count(q.name), 0u);
 }
 
-TEST_P(ParkedSettles, JobsParkedInEveryPrefetchSlotStopNothingOnceSettlesGoThroughAgain) {
+TEST_P(ParkedSettles, ParkedJobsHoldNoPrefetchSlotSoTheJobsBehindThemRun) {
     // The issue's case: 16 parked jobs filled the prefetch and 20 jobs behind them never
-    // ran. Here 4 retries fail to publish and fill a prefetch of 4.
+    // ran. Here 4 retries fail to publish in a prefetch of 4: set aside, they leave the
+    // prefetch to the good jobs, which run while the retries wait.
     constexpr std::size_t prefetch = 4, good = 20;
     const QueueConfig q = declare(prefetch);
     for (std::size_t i = 0; i < prefetch; ++i) enqueue(q, R"({"bad":true})");
@@ -186,18 +186,72 @@ TEST_P(ParkedSettles, JobsParkedInEveryPrefetchSlotStopNothingOnceSettlesGoThrou
     ASSERT_TRUE(wait_until([&] { return worker.counters().parked == prefetch; }, 10s))
         << "parked: " << worker.counters().parked;
     for (std::size_t i = 0; i < good; ++i) enqueue(q, R"({"good":true})");
-    std::this_thread::sleep_for(300ms);
-    EXPECT_EQ(runs_.count(), prefetch) << "a job ran past a prefetch full of parked jobs";
+    EXPECT_TRUE(wait_until([&] { return runs_.count() == good + prefetch; }, 10s))
+        << "runs: " << runs_.count() << "; the parked jobs kept the good ones from coming";
+    EXPECT_EQ(worker.counters().succeeded, 0u) << "an ack went through while settles failed";
 
     faults_->fail_all(false);
-    EXPECT_TRUE(wait_until([&] { return worker.counters().succeeded == good + prefetch; }, 20s))
+    EXPECT_TRUE(wait_until([&] { return worker.counters().succeeded == good + prefetch; }, 30s))
         << "succeeded: " << worker.counters().succeeded;
     const auto counters = worker.counters();
     EXPECT_EQ(counters.retried, prefetch);
     EXPECT_EQ(counters.parked, 0u);
-    EXPECT_GE(counters.settle_failures, prefetch);
+    EXPECT_GE(counters.settle_failures, good + prefetch);
     EXPECT_EQ(runs_.count(), good + 2 * prefetch) << "each bad job runs twice, each good once";
     EXPECT_EQ(under_->ready_count(q.name), 0u);
+}
+
+TEST_P(ParkedSettles, ParkedJobsFillThePrefetchOnceSixteenPrefetchesAreUnsettled) {
+    // The bound on what a worker holds: parked jobs stop making room at 16 prefetches.
+    constexpr std::size_t jobs = 20;
+    const QueueConfig q = declare(1);
+    for (std::size_t i = 0; i < jobs; ++i) enqueue(q);
+    faults_->fail_all(true);
+    queuey::Worker &worker = start(q, JobOutcome::success());
+    ASSERT_TRUE(
+        wait_until([&] { return worker.counters().parked == queuey::max_set_aside_windows; }, 15s))
+        << "parked: " << worker.counters().parked;
+    std::this_thread::sleep_for(1s);
+    EXPECT_EQ(runs_.count(), queuey::max_set_aside_windows) << "a job ran past the bound";
+    EXPECT_EQ(under_->ready_count(q.name), jobs - queuey::max_set_aside_windows);
+
+    faults_->fail_all(false);
+    EXPECT_TRUE(wait_until([&] { return worker.counters().succeeded == jobs; }, 60s))
+        << "succeeded: " << worker.counters().succeeded;
+    EXPECT_EQ(runs_.count(), jobs);
+}
+
+TEST_P(ParkedSettles,
+       WhileTheBrokerBlocksPublishingARetryWaitsUntriedAndGoesThroughOnceItUnblocks) {
+    // A memory alarm: a try would hold the worker's thread for the whole publish timeout.
+    // The retry is parked without trying (no settle failure) while acks go on, and is
+    // tried within a moment of the unblock, not after a backoff.
+    const QueueConfig q = declare(4);
+    const Envelope bad = enqueue(q, R"({"bad":true})");
+    faults_->block_publishing(true);
+    queuey::Worker &worker = start(q, JobOutcome::retryable("boom"), [](const Job &job) {
+        return job.envelope().payload == R"({"bad":true})";
+    });
+    ASSERT_TRUE(wait_until([&] { return worker.counters().parked == 1; }, 10s));
+    for (int i = 0; i < 3; ++i) enqueue(q);
+    EXPECT_TRUE(wait_until([&] { return worker.counters().succeeded == 3; }, 10s))
+        << "acks stopped while publishing was blocked";
+    std::this_thread::sleep_for(1500ms);
+    EXPECT_TRUE(faults_->tries_of(bad.job_id).empty()) << "a settle was tried while blocked";
+    EXPECT_EQ(worker.counters().settle_failures, 0u);
+    EXPECT_EQ(logged(bad.job_id, "the broker blocks publishing"), 1u);
+
+    faults_->block_publishing(false);
+    const auto unblocked = std::chrono::steady_clock::now();
+    std::vector<SettleTry> tries;
+    ASSERT_TRUE(wait_until([&] { return !(tries = faults_->tries_of(bad.job_id)).empty(); }, 5s));
+    EXPECT_FALSE(tries[0].failed);
+    EXPECT_LT(tries[0].at - unblocked, 1s) << "the retry waited for a backoff after the unblock";
+    EXPECT_TRUE(wait_until([&] { return worker.counters().succeeded == 4; }, 10s));
+    const auto counters = worker.counters();
+    EXPECT_EQ(counters.retried, 1u);
+    EXPECT_EQ(counters.parked, 0u);
+    EXPECT_EQ(runs_.of(bad.job_id).size(), 2u);
 }
 
 TEST_P(ParkedSettles, ParkedDeliveriesOfAReplacedConnectionAreDroppedAndTheirJobsRunAgain) {

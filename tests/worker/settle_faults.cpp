@@ -14,6 +14,16 @@ void SettleFaults::fail_all(bool on) {
     fail_all_ = on;
 }
 
+void SettleFaults::block_publishing(bool on) {
+    std::lock_guard lock(mutex_);
+    publishing_blocked_ = on;
+}
+
+bool SettleFaults::publishing_blocked() const {
+    std::lock_guard lock(mutex_);
+    return publishing_blocked_;
+}
+
 std::vector<SettleTry> SettleFaults::tries_of(const std::string &job_id) const {
     std::lock_guard lock(mutex_);
     std::vector<SettleTry> found;
@@ -44,6 +54,10 @@ public:
     bool redelivered() const override { return inner_->redelivered(); }
     std::uint32_t lost_runs() const override { return inner_->lost_runs(); }
     bool stale() const override { return inner_->stale(); }
+    bool publishing_blocked() const override {
+        return faults_->publishing_blocked() || inner_->publishing_blocked();
+    }
+    void set_aside() override { inner_->set_aside(); }
 
     void ack() override {
         check();
