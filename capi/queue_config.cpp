@@ -23,6 +23,19 @@ qy_status qy_queue_config_set_durable(qy_queue_config *config, int durable, qy_e
     return guarded(err, [&] { require(config, "config").value.durable = durable != 0; });
 }
 
+qy_status qy_queue_config_set_type(qy_queue_config *config, qy_queue_type type, qy_error **err) {
+    return guarded(err, [&] {
+        auto &value = require(config, "config").value;
+        switch (type) {
+            case QY_QUEUE_CLASSIC: value.type = queuey::QueueType::classic; return;
+            case QY_QUEUE_QUORUM: value.type = queuey::QueueType::quorum; return;
+        }
+        throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "type",
+                            "is " + std::to_string(static_cast<int>(type)) +
+                                "; QY_QUEUE_CLASSIC (0) or QY_QUEUE_QUORUM (1)");
+    });
+}
+
 qy_status qy_queue_config_set_max_priority(qy_queue_config *config, uint8_t max_priority,
                                            qy_error **err) {
     return guarded(err, [&] {

@@ -26,6 +26,16 @@ void check_hold_ttl(std::uint64_t ttl_ms) {
         throw_bad_delay("a hold queue TTL of " + std::to_string(ttl_ms) + " ms is too long");
 }
 
+// What every queue of a config is declared with, whatever its role: its type.
+std::vector<QueueArgument> type_arguments(const QueueConfig &config) {
+    check_queue_name(config.name);
+    if (config.type == QueueType::classic) return {};
+    if (!config.durable)
+        throw Error(QY_ERR_INVALID_ARGUMENT, "durable",
+                    "a quorum queue is always durable (RabbitMQ refuses a non-durable one)");
+    return {{"x-queue-type", QueueArgumentValue(std::string("quorum"))}};
+}
+
 }  // namespace
 
 std::uint32_t checked_max_lost_runs(std::uint32_t max_lost_runs) {
@@ -86,9 +96,9 @@ std::uint64_t hold_ttl_ms(std::chrono::nanoseconds delay, std::chrono::milliseco
 }
 
 QueueSpec work_queue_spec(const QueueConfig &config) {
-    check_queue_name(config.name);
-    QueueSpec spec{config.name, config.durable, {}};
-    if (config.max_priority)
+    QueueSpec spec{config.name, config.durable, type_arguments(config)};
+    // RabbitMQ 3.10 refuses x-max-priority on a quorum queue (PRECONDITION_FAILED).
+    if (config.max_priority && config.type == QueueType::classic)
         spec.arguments.push_back({"x-max-priority", QueueArgumentValue(*config.max_priority)});
     if (config.message_ttl_ms)
         spec.arguments.push_back({"x-message-ttl", QueueArgumentValue(*config.message_ttl_ms)});
@@ -96,25 +106,32 @@ QueueSpec work_queue_spec(const QueueConfig &config) {
 }
 
 QueueSpec dead_letter_queue_spec(const QueueConfig &config) {
-    check_queue_name(config.name);
-    return QueueSpec{dead_letter_queue_name(config.name), true, {}};
+    return QueueSpec{dead_letter_queue_name(config.name), true, type_arguments(config)};
 }
 
 QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms) {
-    check_queue_name(config.name);
+    std::vector<QueueArgument> arguments = type_arguments(config);
     check_hold_ttl(ttl_ms);
     const auto ttl = static_cast<std::int64_t>(ttl_ms);
     // With ttl_ms <= max_delay_ms, 2 * ttl never reaches the cap; the min keeps the table
     // of behaviour.md literally true should the limit ever move.
     const std::int64_t expires = std::min(2 * ttl, max_hold_expires_ms);
-    return QueueSpec{hold_queue_name(config.name, ttl_ms),
-                     config.durable,
+    arguments.insert(arguments.end(),
                      {
                          {"x-message-ttl", QueueArgumentValue(ttl)},
                          {"x-dead-letter-exchange", QueueArgumentValue(std::string())},
                          {"x-dead-letter-routing-key", QueueArgumentValue(config.name)},
                          {"x-expires", QueueArgumentValue(expires)},
-                     }};
+                     });
+    if (config.type == QueueType::quorum) {
+        // A quorum queue dead-letters at most once by default: a job whose hold expires
+        // while q has no leader would be dropped. At least once keeps it in the hold
+        // queue until q confirms it, which RabbitMQ allows only with reject-publish.
+        arguments.push_back(
+            {"x-dead-letter-strategy", QueueArgumentValue(std::string("at-least-once"))});
+        arguments.push_back({"x-overflow", QueueArgumentValue(std::string("reject-publish"))});
+    }
+    return QueueSpec{hold_queue_name(config.name, ttl_ms), config.durable, std::move(arguments)};
 }
 
 QueueSpec hold_queue_spec(const QueueConfig &config, std::chrono::nanoseconds delay) {

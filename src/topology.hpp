@@ -25,10 +25,15 @@ inline constexpr std::uint16_t default_prefetch = 16;
 // How often a job may be lost (its worker gone mid-run) before it is dead-lettered.
 inline constexpr std::uint32_t default_max_lost_runs = 3;
 
+// What RabbitMQ queue type q, q.dead and the hold queues are declared as (docs/broker.md,
+// queue types). classic is what the Rust crates declare.
+enum class QueueType { classic, quorum };
+
 // A logical queue as the user configures it.
 struct QueueConfig {
     std::string name;
-    bool durable = true;
+    QueueType type = QueueType::classic;
+    bool durable = true;  // a quorum queue must be durable
     std::optional<std::uint8_t> max_priority = default_max_priority;  // nullopt: no priorities
     std::optional<std::int64_t> message_ttl_ms;                       // work queue TTL, if set
     std::uint16_t prefetch = default_prefetch;
@@ -39,7 +44,9 @@ struct QueueConfig {
     // The lost-run budget of the jobs of this queue; unset: the worker's.
     std::optional<std::uint32_t> max_lost_runs;
 
-    // The priority a deferral publishes at: the queue's max, 0 without priorities.
+    // The priority a deferral publishes at: the queue's max, 0 without priorities. Kept
+    // for a quorum queue too, which declares no x-max-priority: RabbitMQ 3.x ignores the
+    // priority there, RabbitMQ 4 delivers a priority above 4 first.
     std::uint8_t deferral_priority() const { return max_priority.value_or(0); }
 };
 
@@ -84,7 +91,8 @@ void check_delay_ms(std::uint64_t delay_ms, const std::string &field);
 // never early) or the delay is negative.
 std::uint64_t hold_ttl_ms(std::chrono::nanoseconds delay, std::chrono::milliseconds granularity);
 
-// Each throws like check_queue_name for a bad config.name.
+// Each throws like check_queue_name for a bad config.name, and Error(QY_ERR_INVALID_ARGUMENT,
+// "durable") for a quorum queue that is not durable.
 QueueSpec work_queue_spec(const QueueConfig &config);
 QueueSpec dead_letter_queue_spec(const QueueConfig &config);
 QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms);

@@ -149,6 +149,17 @@ func TestBadClientInput(t *testing.T) {
 	if err := client.Declare(ctx, cfg); err != nil {
 		t.Errorf("the largest lost-run budget: %v", err)
 	}
+	cfg = queuey.NewQueueConfig("qq")
+	cfg.Type = 7
+	expectError(t, "an unknown queue type", client.Declare(ctx, cfg), queuey.ErrInvalidArgument, "type")
+	cfg.Type, cfg.Durable = queuey.QueueQuorum, false
+	expectError(t, "a non-durable quorum queue", client.Declare(ctx, cfg), queuey.ErrInvalidArgument, "durable")
+	cfg.Durable = true
+	if err := client.Declare(ctx, cfg); err != nil {
+		t.Errorf("a quorum queue: %v", err)
+	}
+	expectError(t, "a quorum queue redeclared classic", client.Declare(ctx, queuey.NewQueueConfig("qq")),
+		queuey.ErrPreconditionFailed, "x-queue-type")
 	cfg = queuey.NewQueueConfig("q")
 	cfg.MessageTTL = -time.Second
 	expectError(t, "a negative TTL", client.Declare(ctx, cfg), queuey.ErrInvalidArgument, "message TTL")

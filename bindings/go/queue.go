@@ -8,10 +8,23 @@ import (
 	"time"
 )
 
+// QueueType is the RabbitMQ queue type of a logical queue's queues.
+type QueueType int
+
+const (
+	// QueueClassic: one node holds the queue (the default, what the Rust crates declare).
+	QueueClassic QueueType = C.QY_QUEUE_CLASSIC
+	// QueueQuorum: replicated across a cluster's nodes; always durable, no priorities on
+	// RabbitMQ 3.x (a deferred job waits its turn). See docs/broker.md.
+	QueueQuorum QueueType = C.QY_QUEUE_QUORUM
+)
+
 // QueueConfig configures a logical queue q: on RabbitMQ the queues q, q.dead and the
 // hold queues q.deferred.{ttl_ms}. NewQueueConfig fills in the defaults.
 type QueueConfig struct {
 	Name string // non-empty, at most 235 bytes
+	// Type is the queue type of q, q.dead and the hold queues; default QueueClassic.
+	Type QueueType
 	// Durable: q and its hold queues survive a broker restart (q.dead always does).
 	Durable bool
 	// MaxPriority is x-max-priority, 1 to 255, or 0 for a queue without priorities.
@@ -54,6 +67,9 @@ func withQueueConfig(cfg QueueConfig, f func(p *C.qy_queue_config) error) error 
 	}
 	defer C.qy_queue_config_free(p)
 	setters := []func(err **C.qy_error) C.qy_status{
+		func(err **C.qy_error) C.qy_status {
+			return C.qy_queue_config_set_type(p, C.qy_queue_type(cfg.Type), err)
+		},
 		func(err **C.qy_error) C.qy_status { return C.qy_queue_config_set_durable(p, cBool(cfg.Durable), err) },
 		func(err **C.qy_error) C.qy_status {
 			return C.qy_queue_config_set_max_priority(p, C.uint8_t(cfg.MaxPriority), err)

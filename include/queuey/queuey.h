@@ -471,8 +471,8 @@ QY_API qy_status qy_client_options_set_log(qy_client_options *opts, qy_log_fn fn
  * A client: two connections to a broker, shared by the producers, consumers and workers
  * made from it. One publishes and declares; the other, opened by the first consumer or
  * worker, consumes and settles, so that a broker that blocks publishers (a memory or
- * disk alarm) never stops consuming (since 0.2.0). Thread-safe: any function taking a qy_client may be called from many threads at
- * once.
+ * disk alarm) never stops consuming (since 0.2.0). Thread-safe: any function taking a qy_client may
+ * be called from many threads at once.
  * @since 0.1.0
  */
 typedef struct qy_client qy_client;
@@ -577,6 +577,22 @@ QY_API void qy_queue_config_free(qy_queue_config *config);
 
 /** Whether q and its hold queues survive a broker restart (q.dead always does). @since 0.1.0 */
 QY_API qy_status qy_queue_config_set_durable(qy_queue_config *config, int durable, qy_error **err);
+
+/** The RabbitMQ queue type of q, q.dead and the hold queues. @since 0.2.0 */
+typedef enum qy_queue_type {
+    /** One node holds the queue (the default, and what the Rust crates declare). */
+    QY_QUEUE_CLASSIC = 0,
+    /** Replicated by Raft across a cluster's nodes: a job survives the loss of a node.
+        Always durable (a non-durable one fails the declare with QY_ERR_INVALID_ARGUMENT);
+        no x-max-priority (RabbitMQ 3.x has no priorities there: a deferred job waits its
+        turn); lost runs counted by the broker's x-delivery-count. docs/broker.md. */
+    QY_QUEUE_QUORUM = 1
+} qy_queue_type;
+
+/** The queue type; another value fails with QY_ERR_INVALID_ARGUMENT. Default classic. @since
+ * 0.2.0 */
+QY_API qy_status qy_queue_config_set_type(qy_queue_config *config, qy_queue_type type,
+                                          qy_error **err);
 
 /**
  * The queue's x-max-priority, 1 to 255, or 0 for a queue without priorities (deferred

@@ -236,11 +236,17 @@ public:
     }
 };
 
+/** The RabbitMQ queue type of a logical queue's queues (qy_queue_type). */
+enum class QueueType { classic = QY_QUEUE_CLASSIC, quorum = QY_QUEUE_QUORUM };
+
 /** A logical queue's configuration; see the qy_queue_config_* setters. */
 class QueueConfig : public detail::Handle<QueueConfig, qy_queue_config, qy_queue_config_free> {
 public:
     explicit QueueConfig(const std::string &name)
         : Handle(detail::make<qy_queue_config>(qy_queue_config_new, name.c_str())) {}
+    QueueConfig &type(QueueType type) {
+        return invoke(qy_queue_config_set_type, static_cast<qy_queue_type>(type));
+    }
     QueueConfig &durable(bool on) { return invoke(qy_queue_config_set_durable, on ? 1 : 0); }
     QueueConfig &max_priority(uint8_t max) { return invoke(qy_queue_config_set_max_priority, max); }
     QueueConfig &message_ttl(Millis ttl) {

@@ -102,6 +102,51 @@ TEST(TopologyHold, HasTheFourArgumentsInOrderAndNoPriority) {
     EXPECT_FALSE(hold_queue_spec(c, 1000).durable);
 }
 
+// Quorum queues (docs/broker.md, queue types): what RabbitMQ 3.10.8 accepts.
+QueueConfig quorum(std::string name) {
+    QueueConfig c = config(std::move(name));
+    c.type = QueueType::quorum;
+    return c;
+}
+
+TEST(TopologyQuorum, WorkQueueIsTypedAndDeclaresNoPriorityButKeepsTheDeferralPriority) {
+    QueueConfig c = quorum("emails");
+    c.message_ttl_ms = 60000;
+    const QueueSpec spec = work_queue_spec(c);
+    EXPECT_TRUE(spec.durable);
+    ASSERT_EQ(spec.arguments.size(), 2u);
+    expect_argument<std::string>(spec.arguments[0], "x-queue-type", "quorum");
+    expect_argument<std::int64_t>(spec.arguments[1], "x-message-ttl", 60000);
+    EXPECT_EQ(c.deferral_priority(), 10u) << "the envelope rule is kept for RabbitMQ 4";
+}
+
+TEST(TopologyQuorum, DeadLettersAreTypedToo) {
+    const QueueSpec expected{"emails.dead", true, {{"x-queue-type", std::string("quorum")}}};
+    EXPECT_EQ(dead_letter_queue_spec(quorum("emails")), expected);
+}
+
+TEST(TopologyQuorum, HoldDeadLettersAtLeastOnce) {
+    const QueueSpec spec = hold_queue_spec(quorum("emails"), 30000);
+    EXPECT_EQ(spec.name, "emails.deferred.30000");
+    EXPECT_TRUE(spec.durable);
+    ASSERT_EQ(spec.arguments.size(), 7u);
+    expect_argument<std::string>(spec.arguments[0], "x-queue-type", "quorum");
+    expect_argument<std::int64_t>(spec.arguments[1], "x-message-ttl", 30000);
+    expect_argument<std::string>(spec.arguments[2], "x-dead-letter-exchange", "");
+    expect_argument<std::string>(spec.arguments[3], "x-dead-letter-routing-key", "emails");
+    expect_argument<std::int64_t>(spec.arguments[4], "x-expires", 60000);
+    expect_argument<std::string>(spec.arguments[5], "x-dead-letter-strategy", "at-least-once");
+    expect_argument<std::string>(spec.arguments[6], "x-overflow", "reject-publish");
+}
+
+TEST(TopologyQuorum, RefusesANonDurableQueueForEveryRole) {
+    QueueConfig c = quorum("emails");
+    c.durable = false;
+    expect_invalid([&] { work_queue_spec(c); }, "durable", {"quorum", "durable"});
+    expect_invalid([&] { dead_letter_queue_spec(c); }, "durable", {"quorum"});
+    expect_invalid([&] { hold_queue_spec(c, 1000); }, "durable", {"quorum"});
+}
+
 TEST(TopologyHold, ExpiresAtTwiceTheLongestTtl) {
     const QueueSpec spec = hold_queue_spec(config("q"), max_delay_ms);
     EXPECT_EQ(spec.name, "q.deferred.2147483647");

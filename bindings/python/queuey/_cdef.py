@@ -105,6 +105,11 @@ typedef struct qy_queue_config qy_queue_config;
 qy_status qy_queue_config_new(const char *name, qy_queue_config **out, qy_error **err);
 void qy_queue_config_free(qy_queue_config *config);
 qy_status qy_queue_config_set_durable(qy_queue_config *config, int durable, qy_error **err);
+typedef enum qy_queue_type {
+    QY_QUEUE_CLASSIC = 0,
+    QY_QUEUE_QUORUM = 1,
+} qy_queue_type;
+qy_status qy_queue_config_set_type(qy_queue_config *config, qy_queue_type type, qy_error **err);
 qy_status qy_queue_config_set_max_priority(qy_queue_config *config, uint8_t max_priority, qy_error **err);
 qy_status qy_queue_config_set_message_ttl_ms(qy_queue_config *config, int64_t ttl_ms, qy_error **err);
 qy_status qy_queue_config_set_prefetch(qy_queue_config *config, uint16_t prefetch, qy_error **err);

@@ -62,13 +62,27 @@ def with_policy(policy: RetryPolicy | None) -> Any:
     return policy._c()
 
 
+_QUEUE_TYPES = {"classic": 0, "quorum": 1}  # qy_queue_type
+
+
+def _queue_type(name: object) -> int:
+    if not isinstance(name, str):
+        raise TypeError(f"queue_type must be a str, not {type(name).__name__}")
+    if name not in _QUEUE_TYPES:
+        raise ValueError(f"queue_type must be 'classic' or 'quorum', not {name!r}")
+    return _QUEUE_TYPES[name]
+
+
 @dataclasses.dataclass(frozen=True)
 class QueueConfig:
     """A logical queue: on RabbitMQ the queue, NAME.dead and its hold queues.
     Durations in seconds; message_ttl None means none; max_lost_runs None: the worker's
-    lost-run budget."""
+    lost-run budget. queue_type: "classic" (one node holds the queue) or "quorum"
+    (replicated across a cluster's nodes; always durable, no priorities on RabbitMQ
+    3.x; docs/broker.md)."""
 
     name: str
+    queue_type: str = "classic"
     durable: bool = True
     max_priority: int = 10
     message_ttl: _convert.Duration | None = None
@@ -83,6 +97,7 @@ class QueueConfig:
         call(lib.qy_queue_config_new, _convert.text(self.name, "queue name"), out)
         config = ffi.gc(out[0], lib.qy_queue_config_free)
         try:
+            call(lib.qy_queue_config_set_type, config, _queue_type(self.queue_type))
             call(lib.qy_queue_config_set_durable, config, 1 if self.durable else 0)
             call(lib.qy_queue_config_set_max_priority, config,
                  _convert.unsigned(self.max_priority, "max_priority", 8))

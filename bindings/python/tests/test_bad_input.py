@@ -62,6 +62,9 @@ def test_wrong_types_raise_type_error():
     (queuey.QueueConfig("q", prefetch=0), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", max_lost_runs=0), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", max_lost_runs=2**32), queuey.InvalidArgumentError),
+    (queuey.QueueConfig("q", queue_type="stream"), ValueError),
+    (queuey.QueueConfig("q", queue_type=1), TypeError),
+    (queuey.QueueConfig("q", queue_type="quorum", durable=False), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", message_ttl="1s"), TypeError),
     (queuey.QueueConfig("q", retry=queuey.RetryPolicy(0)), queuey.InvalidArgumentError),
     (queuey.QueueConfig("q", retry=queuey.RetryPolicy.exponential(3, 1, factor="2")), TypeError),
@@ -69,6 +72,13 @@ def test_wrong_types_raise_type_error():
 def test_bad_queue_configs_raise(memory, config, exc):
     with pytest.raises(exc):
         memory.declare(config)
+
+
+def test_a_queue_redeclared_with_another_type_raises_naming_the_argument(memory):
+    memory.declare(queuey.QueueConfig("qq", queue_type="quorum"))
+    with pytest.raises(queuey.BrokerError, match="x-queue-type") as raised:
+        memory.declare(queuey.QueueConfig("qq"))
+    assert raised.value.status == queuey.Status.PRECONDITION_FAILED
 
 
 def test_a_lost_run_budget_of_zero_raises(memory):
