@@ -38,6 +38,9 @@ AmqpProperties publish_properties(const Envelope &env);
 // The header that carries how often a job was lost (docs/worker.md, lost runs): queuey's
 // own, on the copy that a worker publishes of a redelivered job.
 inline constexpr std::string_view lost_runs_header = "x-lost-runs";
+// The header a quorum queue puts on a delivery: how often it took the message back
+// unsettled (lost consumers, closed channels, rejects with requeue).
+inline constexpr std::string_view delivery_count_header = "x-delivery-count";
 
 // publish_properties plus x-lost-runs.
 AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs);

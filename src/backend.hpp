@@ -37,6 +37,11 @@ public:
     // How often the job was lost before this delivery: the count a requeue_lost() copy
     // carries (0 for any other delivery).
     virtual std::uint32_t lost_runs() const = 0;
+    // On a quorum queue, how often the queue took the job back unsettled (RabbitMQ's
+    // x-delivery-count: lost consumers, closed channels, rejects with requeue), this
+    // delivery's return included; the broker's own count of lost runs. nullopt on a
+    // classic queue, which counts nothing.
+    virtual std::optional<std::uint32_t> returns_counted() const = 0;
     // The job went back to its queue without this delivery: its channel or connection
     // was replaced (RabbitMQ), or its consumer was closed. The job is delivered again;
     // settling this delivery fails (QY_ERR_STALE_DELIVERY) and publishes nothing.

@@ -21,6 +21,7 @@ struct IncomingDelivery {
     bool redelivered = false;
     std::string message_id;       // the job id, for a body that is an envelope
     std::uint32_t lost_runs = 0;  // the x-lost-runs header; 0 when absent or not a count
+    std::uint32_t returns = 0;    // the x-delivery-count header (quorum queues); 0 likewise
     std::string body;
 };
 

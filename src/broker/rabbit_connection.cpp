@@ -26,8 +26,9 @@ std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
 }
 
-// The x-lost-runs count: an integer header within 32 bits; anything else counts as none.
-std::uint32_t lost_runs_of(std::optional<std::int64_t> header) {
+// A count header (x-lost-runs, x-delivery-count): an integer within 32 bits; anything
+// else counts as none.
+std::uint32_t count_of(std::optional<std::int64_t> header) {
     if (!header || *header < 0) return 0;
     return static_cast<std::uint32_t>(std::min<std::int64_t>(*header, UINT32_MAX));
 }
@@ -466,9 +467,11 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             delivery.body = text_of(message.body);
             if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
                 delivery.message_id = text_of(message.properties.message_id);
-            if (message.properties._flags & AMQP_BASIC_HEADERS_FLAG)
-                delivery.lost_runs =
-                    lost_runs_of(integer_field(message.properties.headers, lost_runs_header));
+            if (message.properties._flags & AMQP_BASIC_HEADERS_FLAG) {
+                const amqp_table_t &headers = message.properties.headers;
+                delivery.lost_runs = count_of(integer_field(headers, lost_runs_header));
+                delivery.returns = count_of(integer_field(headers, delivery_count_header));
+            }
             amqp_destroy_message(&message);
             for (const auto &subscription : subscriptions_) {
                 if (subscription->channel != channel) continue;

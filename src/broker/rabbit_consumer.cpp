@@ -145,6 +145,11 @@ void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<Que
     settle(Settlement::ack);
 }
 
+std::optional<std::uint32_t> RabbitDelivery::returns_counted() const {
+    if (config_.type != QueueType::quorum) return std::nullopt;
+    return delivery_.returns;
+}
+
 bool RabbitDelivery::publishing_blocked() const {
     return backend_.publishing().publishing_blocked();
 }

@@ -56,6 +56,7 @@ public:
     const QueueConfig &queue() const override { return config_; }
     bool redelivered() const override { return possibly_started_; }
     std::uint32_t lost_runs() const override { return delivery_.lost_runs; }
+    std::optional<std::uint32_t> returns_counted() const override;
     bool stale() const override { return delivery_.generation != subscription_->generation.load(); }
     bool publishing_blocked() const override;
     void set_aside() override;

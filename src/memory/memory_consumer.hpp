@@ -43,6 +43,10 @@ public:
     const QueueConfig &queue() const override { return lease_->config; }
     bool redelivered() const override { return lease_->message.redelivered; }
     std::uint32_t lost_runs() const override { return lease_->message.message.lost_runs; }
+    std::optional<std::uint32_t> returns_counted() const override {
+        if (lease_->config.type != QueueType::quorum) return std::nullopt;
+        return lease_->message.returns;
+    }
     bool stale() const override;
     bool publishing_blocked() const override { return false; }  // nothing blocks it
     void set_aside() override;

@@ -35,6 +35,7 @@ void MemoryQueue::push(MemoryMessage message, Clock::time_point now) {
 
 void MemoryQueue::requeue(QueuedMessage message, bool redelivered) {
     message.redelivered = redelivered;
+    if (message.returns < UINT32_MAX) ++message.returns;
     auto &level = levels_[level_of(message.message.envelope.priority)];
     const auto place = std::lower_bound(level.begin(), level.end(), message.sequence,
                                         [](const QueuedMessage &queued, std::uint64_t sequence) {

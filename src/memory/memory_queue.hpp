@@ -22,6 +22,8 @@ struct QueuedMessage {
     std::uint64_t sequence = 0;                     // publication order; a requeue keeps it
     std::chrono::steady_clock::time_point arrived;  // for the message TTL; a requeue keeps it
     bool redelivered = false;
+    // How often the queue took it back unsettled: x-delivery-count on a quorum queue.
+    std::uint32_t returns = 0;
 };
 
 class MemoryQueue {
@@ -38,7 +40,7 @@ public:
     // Appends a message that arrives at now.
     void push(MemoryMessage message, Clock::time_point now);
     // Puts a delivered message back at its place in publication order (ahead of every
-    // message that arrived after it), marked redelivered or not.
+    // message that arrived after it), marked redelivered or not, counting the return.
     void requeue(QueuedMessage message, bool redelivered);
     // The next message in delivery order, or nullopt. Expires first (see expire()).
     std::optional<QueuedMessage> pop(Clock::time_point now, std::vector<Envelope> &expired);

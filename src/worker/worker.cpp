@@ -190,9 +190,10 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     const Registration *registration = found == handlers_.end() ? nullptr : &found->second;
 
     if (delivery->redelivered()) {  // it may have been running when its worker was lost
-        SettleAction action = lost_run(*delivery);
-        settle(std::move(delivery), std::move(action));
-        return;
+        if (std::optional<SettleAction> action = lost_run(*delivery)) {
+            settle(std::move(delivery), std::move(*action));
+            return;
+        }
     }
     if (registration == nullptr) {
         SettleAction action =
@@ -315,12 +316,16 @@ SettleAction Worker::retry_or_give_up(const Delivery &delivery, const std::strin
                        counters_.dead_lettered_exhausted);
 }
 
-SettleAction Worker::lost_run(const Delivery &delivery) {
+std::optional<SettleAction> Worker::lost_run(const Delivery &delivery) {
     const Envelope &envelope = delivery.envelope();
     const std::uint32_t budget =
         std::max<std::uint32_t>(delivery.queue().max_lost_runs.value_or(options_.max_lost_runs), 1);
-    const std::uint32_t lost =
-        delivery.lost_runs() == UINT32_MAX ? UINT32_MAX : delivery.lost_runs() + 1;
+    // A quorum queue counts the losses itself (this one included); on a classic queue the
+    // job carries the count of the earlier ones in the copy requeue_lost published.
+    const std::optional<std::uint32_t> counted = delivery.returns_counted();
+    const std::uint32_t lost = counted ? std::max<std::uint32_t>(*counted, 1)
+                               : delivery.lost_runs() == UINT32_MAX ? UINT32_MAX
+                                                                    : delivery.lost_runs() + 1;
     ++counters_.worker_lost;
     if (lost >= budget)
         return dead_letter(
@@ -329,9 +334,10 @@ SettleAction Worker::lost_run(const Delivery &delivery) {
             counters_.dead_lettered_lost);
     options_.logger.warn("job " + envelope.job_id + " came back redelivered during attempt " +
                          std::to_string(envelope.attempt) + " (lost run " + std::to_string(lost) +
-                         " of " + std::to_string(budget) +
-                         " allowed); it goes back to its queue to run again");
-    return {.kind = SettleAction::Kind::requeue_lost, .lost_runs = lost};
+                         " of " + std::to_string(budget) + " allowed); " +
+                         (counted ? "it runs again" : "it goes back to its queue to run again"));
+    if (counted) return std::nullopt;  // the broker's count goes with the job: run it now
+    return SettleAction{.kind = SettleAction::Kind::requeue_lost, .lost_runs = lost};
 }
 
 SettleAction Worker::dead_letter(const Envelope &envelope, const std::string &reason,

@@ -81,13 +81,14 @@ private:
 
     // What settles a job, decided once. decide() follows the outcome table, lost_run() a
     // redelivered job (requeued with its lost-run count + 1, or dead-lettered once that
-    // count reaches the budget; docs/worker.md, lost runs), dead_letter() calls the
-    // dead-letter hook.
+    // count reaches the budget; on a quorum queue nothing, the job runs now, until the
+    // broker's count reaches the budget; docs/worker.md, lost runs), dead_letter() calls
+    // the dead-letter hook.
     SettleAction decide(const Delivery &delivery, const JobOutcome &outcome,
                         const Registration *registration);
     SettleAction retry_or_give_up(const Delivery &delivery, const std::string &error,
                                   const RetryPolicy &policy);
-    SettleAction lost_run(const Delivery &delivery);
+    std::optional<SettleAction> lost_run(const Delivery &delivery);
     SettleAction dead_letter(const Envelope &envelope, const std::string &reason,
                              std::atomic<std::uint64_t> &cause);
     // Settles by action, never throwing. A settle that fails is counted, logged and

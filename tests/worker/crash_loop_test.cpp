@@ -37,21 +37,33 @@ using Clock = std::chrono::steady_clock;
 class WorkerProcess {
 public:
     // max_lost_runs 0: crash_worker keeps the default lost-run budget.
-    WorkerProcess(const BrokerEndpoint &broker, const std::string &queue, int max_attempts,
+    WorkerProcess(const BrokerEndpoint &broker, const queuey::QueueConfig &queue, int max_attempts,
                   int max_lost_runs = 0) {
         int out[2];
         if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
         const std::string attempts = std::to_string(max_attempts);
         const std::string budget = std::to_string(max_lost_runs);
+        // The child's environment, built before the fork: crash_worker declares the type.
+        std::vector<std::string> env_strings;
+        for (char **entry = environ; *entry != nullptr; ++entry) env_strings.emplace_back(*entry);
+        if (queue.type == queuey::QueueType::quorum)
+            env_strings.emplace_back("CRASH_WORKER_QUEUE_TYPE=quorum");
+        std::vector<char *> env;
+        for (std::string &entry : env_strings) env.push_back(entry.data());
+        env.push_back(nullptr);
+        const char *args[] = {QUEUEY_CRASH_WORKER,
+                              broker.url.c_str(),
+                              queue.name.c_str(),
+                              attempts.c_str(),
+                              max_lost_runs > 0 ? budget.c_str() : nullptr,
+                              nullptr};
         pid_ = ::fork();
         if (pid_ < 0) throw std::runtime_error("fork failed");
         if (pid_ == 0) {
             ::dup2(out[1], STDOUT_FILENO);
             ::close(out[0]);
             ::close(out[1]);
-            ::execl(QUEUEY_CRASH_WORKER, QUEUEY_CRASH_WORKER, broker.url.c_str(), queue.c_str(),
-                    attempts.c_str(), max_lost_runs > 0 ? budget.c_str() : nullptr,
-                    static_cast<char *>(nullptr));
+            ::execve(QUEUEY_CRASH_WORKER, const_cast<char *const *>(args), env.data());
             static const char failed[] = "cannot execute " QUEUEY_CRASH_WORKER "\n";
             [[maybe_unused]] auto written = ::write(STDERR_FILENO, failed, sizeof failed - 1);
             ::_exit(127);
@@ -189,11 +201,16 @@ private:
     std::thread reader_;
 };
 
-class CrashLoops : public CoreTest {
+// Each test on a classic and on a quorum queue: a quorum queue counts the lost runs itself
+// (x-delivery-count), a classic one through queuey's republished copies.
+class CrashLoops : public CoreTest, public ::testing::WithParamInterface<queuey::QueueType> {
 protected:
     // The job's queue, declared as crash_worker declares it (defaults, granularity 50 ms).
     queuey::QueueConfig declare_crash_queue() {
-        return declare_queue([](queuey::QueueConfig &config) { config.delay_granularity = 50ms; });
+        return declare_queue([](queuey::QueueConfig &config) {
+            config.type = GetParam();
+            config.delay_granularity = 50ms;
+        });
     }
 
     queuey::Envelope enqueue(const std::string &queue, const std::string &payload) {
@@ -210,20 +227,20 @@ protected:
     }
 };
 
-TEST_F(CrashLoops, AJobThatCrashedItsWorkerOnceRunsAgainAtTheSameAttemptInTheNextWorker) {
+TEST_P(CrashLoops, AJobThatCrashedItsWorkerOnceRunsAgainAtTheSameAttemptInTheNextWorker) {
     const auto q = declare_crash_queue();
     const std::string marker = ::testing::TempDir() + "crash-once-" + q.name;
     std::remove(marker.c_str());
     const auto env = enqueue(q.name, R"({"crash_unless":")" + marker + R"("})");
 
-    WorkerProcess first(endpoint(), q.name, 3);
+    WorkerProcess first(endpoint(), q, 3);
     ASSERT_FALSE(first.wait_line(started(env, 1), 10s).empty())
         << "the first worker never ran the job";
     ASSERT_TRUE(first.wait_exit(10s)) << "the job did not kill the first worker";
     first.join_reader();
     EXPECT_TRUE(first.killed_by(SIGKILL)) << first.how_it_ended();
 
-    WorkerProcess second(endpoint(), q.name, 3);
+    WorkerProcess second(endpoint(), q, 3);
     EXPECT_FALSE(second.wait_line(ran(env, 1), 10s).empty())
         << "the second worker did not run attempt 1 again; it printed:\n"
         << ::testing::PrintToString(second.lines());
@@ -233,12 +250,20 @@ TEST_F(CrashLoops, AJobThatCrashedItsWorkerOnceRunsAgainAtTheSameAttemptInTheNex
     EXPECT_EQ(counters["succeeded"], 1u);
     EXPECT_EQ(counters["dead_lettered_lost"], 0u);
     EXPECT_EQ(second.lines_starting("started ").size(), 1u) << "the republished copy runs once";
+    // A quorum queue counted the loss (x-delivery-count): the job ran as it came, where a
+    // classic queue's job goes back to its queue as a copy carrying the count.
+    const bool quorum = GetParam() == queuey::QueueType::quorum;
+    const std::string lost_line = second.wait_line("log 2 job " + env.job_id, 0ms);
+    EXPECT_NE(lost_line.find(quorum ? "(lost run 1 of 3 allowed); it runs again"
+                                    : "(lost run 1 of 3 allowed); it goes back to its queue"),
+              std::string::npos)
+        << lost_line;
     EXPECT_EQ(raw_->message_count(q.name), 0u);
     EXPECT_EQ(raw_->message_count(q.name + ".dead"), 0u);
     std::remove(marker.c_str());
 }
 
-TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterTheLostRunBudget) {
+TEST_P(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterTheLostRunBudget) {
     const auto q = declare_crash_queue();
     const auto env = enqueue(q.name, R"({"crash":true})");
     const std::string expected_reason = "lost 3 times: the worker was lost while running the job";
@@ -250,7 +275,7 @@ TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterTheLostRunBudget
     std::map<std::string, std::uint64_t> last_counters;
     bool dead = false;
     for (int i = 0; i < 6 && !dead; ++i) {
-        WorkerProcess worker(endpoint(), q.name, 3);
+        WorkerProcess worker(endpoint(), q, 3);
         const auto until = Clock::now() + 10s;
         while (Clock::now() < until) {
             if (!worker.wait_line("dead ", 20ms).empty()) {
@@ -287,7 +312,7 @@ TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterTheLostRunBudget
 
     // It does not come back: another worker finds nothing to run.
     {
-        WorkerProcess after(endpoint(), q.name, 3);
+        WorkerProcess after(endpoint(), q, 3);
         std::this_thread::sleep_for(1s);
         EXPECT_TRUE(after.lines_starting("started ").empty()) << "the dead job came back";
         const auto counters = after.stop();
@@ -313,14 +338,14 @@ TEST_F(CrashLoops, AJobThatKillsEveryWorkerEndsDeadLetteredAfterTheLostRunBudget
     EXPECT_EQ(dead_env.attempt, 1u);
 }
 
-TEST_F(CrashLoops, WithABudgetOfOneTheFirstLossDeadLettersTheJob) {
+TEST_P(CrashLoops, WithABudgetOfOneTheFirstLossDeadLettersTheJob) {
     const auto q = declare_crash_queue();
     const auto env = enqueue(q.name, R"({"crash":true})");
-    WorkerProcess first(endpoint(), q.name, 1, 1);
+    WorkerProcess first(endpoint(), q, 1, 1);
     ASSERT_TRUE(first.wait_exit(10s));
     EXPECT_TRUE(first.killed_by(SIGKILL)) << first.how_it_ended();
 
-    WorkerProcess second(endpoint(), q.name, 1, 1);
+    WorkerProcess second(endpoint(), q, 1, 1);
     EXPECT_EQ(second.wait_line("dead ", 10s),
               "dead " + env.job_id + " lost 1 times: the worker was lost while running the job");
     const auto counters = second.stop();
@@ -330,11 +355,11 @@ TEST_F(CrashLoops, WithABudgetOfOneTheFirstLossDeadLettersTheJob) {
     EXPECT_EQ(raw_->wait_for_count(q.name + ".dead", 1, 5s), 1u);
 }
 
-TEST_F(CrashLoops, AWorkerKilledFromOutsideMidJobHasTheJobRunAgainInTheNextWorker) {
+TEST_P(CrashLoops, AWorkerKilledFromOutsideMidJobHasTheJobRunAgainInTheNextWorker) {
     const auto q = declare_crash_queue();
     const auto env = enqueue(q.name, R"({"sleep_ms":2000})");
 
-    WorkerProcess first(endpoint(), q.name, 1);
+    WorkerProcess first(endpoint(), q, 1);
     ASSERT_FALSE(first.wait_line(started(env, 1), 10s).empty());
     std::this_thread::sleep_for(100ms);          // in the middle of the slow job
     ASSERT_EQ(::kill(first.pid(), SIGKILL), 0);  // kill -9
@@ -343,7 +368,7 @@ TEST_F(CrashLoops, AWorkerKilledFromOutsideMidJobHasTheJobRunAgainInTheNextWorke
     EXPECT_TRUE(first.killed_by(SIGKILL));
     EXPECT_TRUE(first.lines_starting("ran ").empty());
 
-    WorkerProcess second(endpoint(), q.name, 1);
+    WorkerProcess second(endpoint(), q, 1);
     EXPECT_FALSE(second.wait_line(ran(env, 1), 10s).empty())
         << "the job did not run again; the second worker printed:\n"
         << ::testing::PrintToString(second.lines());
@@ -354,6 +379,12 @@ TEST_F(CrashLoops, AWorkerKilledFromOutsideMidJobHasTheJobRunAgainInTheNextWorke
     EXPECT_EQ(raw_->message_count(q.name), 0u);
     EXPECT_EQ(raw_->message_count(q.name + ".dead"), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(QueueTypes, CrashLoops,
+                         ::testing::Values(queuey::QueueType::classic, queuey::QueueType::quorum),
+                         [](const ::testing::TestParamInfo<queuey::QueueType> &info) {
+                             return info.param == queuey::QueueType::quorum ? "quorum" : "classic";
+                         });
 
 }  // namespace
 }  // namespace queuey_it

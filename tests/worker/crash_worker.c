@@ -4,7 +4,8 @@
  *
  *   crash_worker URL QUEUE MAX_ATTEMPTS [MAX_LOST_RUNS]
  *
- * Declares QUEUE (defaults, delay granularity 50 ms), then runs a worker for job type
+ * Declares QUEUE (defaults, delay granularity 50 ms; a quorum queue when the environment
+ * has CRASH_WORKER_QUEUE_TYPE=quorum), then runs a worker for job type
  * "crash.job" with a retry policy of MAX_ATTEMPTS attempts (no backoff) and, when given,
  * a lost-run budget of MAX_LOST_RUNS, until SIGTERM or SIGINT. The handler looks at the
  * compact JSON payload:
@@ -20,6 +21,7 @@
  *   started <job_id> attempt <n>     when the handler starts
  *   ran <job_id> attempt <n>         when it succeeds
  *   dead <job_id> <reason>           from the dead-letter hook
+ *   log <level> <message>            each of queuey's log lines
  *   counters succeeded=.. retried=.. worker_lost=.. dead_lettered_exhausted=..
  *            dead_lettered_lost=.. settle_failures=..   (one line)
  *                                    after qy_worker_run() returned
@@ -112,7 +114,8 @@ static void on_dead_letter(const qy_envelope *env, const char *reason, void *use
 
 static void on_log(qy_log_level level, const char *message, void *user_data) {
     (void)user_data;
-    fprintf(stderr, "crash_worker log %d: %s\n", (int)level, message);
+    printf("log %d %s\n", (int)level, message);
+    fflush(stdout);
 }
 
 /* Waits for SIGTERM or SIGINT (blocked in every thread) and shuts the worker down. */
@@ -138,6 +141,7 @@ int main(int argc, char **argv) {
     sigset_t signals;
     pthread_t waiter;
     const char *queues[1];
+    const char *queue_type;
     long max_attempts, max_lost_runs = 0;
 
     if (argc != 4 && argc != 5) {
@@ -168,6 +172,10 @@ int main(int argc, char **argv) {
     if (qy_queue_config_new(argv[2], &config, &err) != QY_OK) fail("qy_queue_config_new", err);
     if (qy_queue_config_set_delay_granularity_ms(config, 50, &err) != QY_OK)
         fail("qy_queue_config_set_delay_granularity_ms", err);
+    queue_type = getenv("CRASH_WORKER_QUEUE_TYPE");
+    if (queue_type != NULL && strcmp(queue_type, "quorum") == 0 &&
+        qy_queue_config_set_type(config, QY_QUEUE_QUORUM, &err) != QY_OK)
+        fail("qy_queue_config_set_type", err);
     if (qy_client_declare(client, config, &err) != QY_OK) fail("qy_client_declare", err);
     qy_queue_config_free(config);
 

@@ -775,6 +775,45 @@ TEST_P(WorkerBehaviour, AJobLostAsOftenAsTheQueuesBudgetIsDeadLetteredWithoutRun
     expect_counters(worker.counters(), {.worker_lost = 1, .dead_lettered_lost = 1});
 }
 
+TEST_P(WorkerBehaviour, OnAQuorumQueueTheQueueCountsTheLossesAndTheBudgetDeadLettersTheJob) {
+    // RabbitMQ's x-delivery-count (the memory backend counts returns alike): two losses,
+    // each a plain redelivery with no copy republished, reach a budget of 2.
+    const QueueConfig q = declare([](QueueConfig &config) {
+        config.type = queuey::QueueType::quorum;
+        config.max_lost_runs = 2;
+    });
+    const Envelope env = enqueue(q.name);
+    under_->lose_a_worker(q.name);
+    under_->lose_a_worker(q.name);
+
+    Runs runs;
+    const Started started = start_succeeding(q, 5, runs);
+    const auto dead = wait_dead_letters(q.name, 1);
+    started.thread.stop();
+    ASSERT_EQ(dead.size(), 1u);
+    EXPECT_EQ(dead[0].envelope.job_id, env.job_id);
+    EXPECT_EQ(dead[0].reason, "lost 2 times: the worker was lost while running the job");
+    EXPECT_EQ(runs.count(), 0u);
+    expect_counters(started.worker.counters(), {.worker_lost = 1, .dead_lettered_lost = 1});
+}
+
+TEST_P(WorkerBehaviour, OnAQuorumQueueAJobLostOnceRunsAtOnceAtTheSameAttempt) {
+    const QueueConfig q =
+        declare([](QueueConfig &config) { config.type = queuey::QueueType::quorum; });
+    const Envelope env = enqueue(q.name);
+    under_->lose_a_worker(q.name);
+
+    Runs runs;
+    const Started started = start_succeeding(q, 3, runs);
+    ASSERT_TRUE(wait_until([&] { return started.worker.counters().succeeded == 1; }));
+    started.thread.stop();
+    const auto seen = runs.of(env.job_id);
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].attempt, 1u);
+    expect_counters(started.worker.counters(), {.succeeded = 1, .worker_lost = 1});
+    EXPECT_EQ(under_->ready_count(q.name), 0u);
+}
+
 TEST_P(WorkerBehaviour, BelowTheWorkersBudgetALostJobIsRequeuedWithItsCountAndRuns) {
     const QueueConfig q = declare();
     const Envelope env = enqueue(q.name);
