@@ -12,6 +12,12 @@ namespace {
 
 // The largest x-expires the hold tables write: RabbitMQ's limit for the argument.
 constexpr std::int64_t max_hold_expires_ms = 4294967295;
+// A quorum hold queue's lease lasts at least this much past its TTL. A held job is lost
+// when the queue expires before the job does, and losing a node (a leader election, a
+// reconnect to another node, a dead-letter publish waiting for q's new leader) easily
+// takes longer than one TTL. The Rust crates declare no quorum queues, so nothing else
+// has to agree on this argument (docs/broker.md, queue types).
+constexpr std::int64_t quorum_hold_lease_floor_ms = 300000;
 
 [[noreturn]] void throw_bad_delay(const std::string &what, const std::string &field = "delay") {
     throw Error(
@@ -115,7 +121,9 @@ QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms) {
     const auto ttl = static_cast<std::int64_t>(ttl_ms);
     // With ttl_ms <= max_delay_ms, 2 * ttl never reaches the cap; the min keeps the table
     // of behaviour.md literally true should the limit ever move.
-    const std::int64_t expires = std::min(2 * ttl, max_hold_expires_ms);
+    std::int64_t expires = std::min(2 * ttl, max_hold_expires_ms);
+    if (config.type == QueueType::quorum)
+        expires = std::min(std::max(expires, ttl + quorum_hold_lease_floor_ms), max_hold_expires_ms);
     arguments.insert(arguments.end(),
                      {
                          {"x-message-ttl", QueueArgumentValue(ttl)},

@@ -25,11 +25,12 @@ void agent_fail(const char *what, qy_error *err);
 /* Prints "chaos_agent: message" to stderr and exits with status 2 (bad arguments). */
 void agent_usage_error(const char *message);
 
-/* A client on url, named name, logging to stderr, with agent_publish_timeout_ms(), a
+/* A client on url (or the comma-separated URLs of a cluster's nodes, tried in turn),
+   named name, logging to stderr, with agent_publish_timeout_ms(), a
    5 s connect timeout and reconnects capped at 2 s apart (the suite waits for
    recoveries), the heartbeat of $QUEUEY_CHAOS_HEARTBEAT_S when set (else queuey's
-   default), and queue declared: defaults, retries and deferrals through 1 s hold
-   queues. */
+   default), and queue declared: defaults (a quorum queue with
+   $QUEUEY_CHAOS_QUEUE_TYPE=quorum), retries and deferrals through 1 s hold queues. */
 qy_client *agent_connect(const char *url, const char *name, const char *queue);
 
 /* A number argument in [min, max]; a bad one is a usage error naming what. */

@@ -8,8 +8,10 @@
  *   chaos_agent both URL QUEUE CONCURRENCY MAX_ATTEMPTS BACKLOG PAYLOAD...
  *                                                          (agent_both.c)
  *
- * QUEUEY_CHAOS_HEARTBEAT_S, when set, is the AMQP heartbeat in seconds, and
- * QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS the publish timeout.
+ * URL may be a comma-separated list (the nodes of a cluster, tried in turn).
+ * QUEUEY_CHAOS_HEARTBEAT_S, when set, is the AMQP heartbeat in seconds,
+ * QUEUEY_CHAOS_PUBLISH_TIMEOUT_MS the publish timeout, and QUEUEY_CHAOS_QUEUE_TYPE=quorum
+ * declares the queue as a quorum queue (tests/cluster).
  * Exit status: 0 when done, 2 for bad arguments, 3 when a queuey call fails.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -145,12 +147,30 @@ static void log_to_stderr(qy_log_level level, const char *message, void *user_da
     fprintf(stderr, "%s log %d: %s\n", (const char *)user_data, (int)level, message);
 }
 
+/* Adds the URLs after the first of a comma-separated list to opts; returns the first (a
+   copy the caller frees). */
+static char *add_other_urls(qy_client_options *opts, const char *urls) {
+    char *first = strdup(urls), *rest = strchr(first, ',');
+    qy_error *err = NULL;
+    if (rest != NULL) *rest++ = '\0';  /* first ends at the first comma */
+    while (rest != NULL) {
+        char *url = rest;
+        rest = strchr(url, ',');
+        if (rest != NULL) *rest++ = '\0';
+        if (qy_client_options_add_url(opts, url, &err) != QY_OK)
+            agent_fail("qy_client_options_add_url", err);
+    }
+    return first;
+}
+
 qy_client *agent_connect(const char *url, const char *name, const char *queue) {
     qy_error *err = NULL;
     qy_client_options *opts = NULL;
     qy_client *client = NULL;
     qy_queue_config *config = NULL;
+    char *first_url;
     const char *heartbeat = getenv("QUEUEY_CHAOS_HEARTBEAT_S");
+    const char *queue_type = getenv("QUEUEY_CHAOS_QUEUE_TYPE");
 
     if (qy_client_options_new(&opts, &err) != QY_OK ||
         qy_client_options_set_connection_name(opts, name, &err) != QY_OK ||
@@ -165,10 +185,14 @@ qy_client *agent_connect(const char *url, const char *name, const char *queue) {
             opts, (uint16_t)agent_number(heartbeat, 1, 600, "QUEUEY_CHAOS_HEARTBEAT_S"), &err) !=
             QY_OK)
         agent_fail("qy_client_options_set_heartbeat", err);
-    if (qy_client_new(url, opts, &client, &err) != QY_OK) agent_fail("qy_client_new", err);
+    first_url = add_other_urls(opts, url);
+    if (qy_client_new(first_url, opts, &client, &err) != QY_OK) agent_fail("qy_client_new", err);
+    free(first_url);
     qy_client_options_free(opts);
 
     if (qy_queue_config_new(queue, &config, &err) != QY_OK ||
+        (queue_type != NULL && strcmp(queue_type, "quorum") == 0 &&
+         qy_queue_config_set_type(config, QY_QUEUE_QUORUM, &err) != QY_OK) ||
         qy_client_declare(client, config, &err) != QY_OK)
         agent_fail("declaring the queue", err);
     qy_queue_config_free(config);

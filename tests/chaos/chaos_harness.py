@@ -176,11 +176,11 @@ class Agent:
     """One chaos_agent process; its stdout is read line by line on a thread, its stderr
     (queuey's log lines) kept, and the first of them passed on to ours."""
 
-    def __init__(self, *args: str, commands: bool = False, program: str = ""):
+    def __init__(self, *args: str, commands: bool = False, program: str = "", env: dict[str, str] | None = None):
         """With commands, the agent reads commands from stdin (see send()); program runs
-        another program than chaos_agent."""
+        another program than chaos_agent; env replaces the environment."""
         self.process = subprocess.Popen([program or AGENT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, stdin=subprocess.PIPE if commands else None)
+                                        text=True, stdin=subprocess.PIPE if commands else None, env=env)
         self.lines: list[str] = []
         self.line_times: list[float] = []  # time.monotonic() when each of lines came
         self.log: list[tuple[float, str]] = []  # (time.monotonic(), line)
@@ -353,18 +353,27 @@ class Figures:
 class Scenario:
     """The jobs of one scenario on a queue of its own: who enqueued, ran and dead-lettered what."""
 
-    def __init__(self, name: str, url: str):
+    def __init__(self, name: str, url: str, queue_type: str = "classic"):
+        """url may list several nodes, comma-separated; queue_type "quorum" has the agents
+        declare a quorum queue."""
         self.name = name
         self.queue = f"chaos.{name}.{os.getpid()}.{time.monotonic_ns() % 1_000_000}"
         self.url = url
+        self.env = None if queue_type == "classic" else {**os.environ, "QUEUEY_CHAOS_QUEUE_TYPE": queue_type}
         self.enqueued: set[str] = set()
         self.workers: list[Agent] = []
         self.figures = Figures(name)
         self.started_at = time.monotonic()
 
+    def start_producing(self, count: int, payload: dict, threads: int = 1, url: str | None = None,
+                        job_type: str = "chaos.job") -> Agent:
+        """A chaos_agent produce under way; count_calls() takes its enqueues once it ended."""
+        return Agent("produce", url or self.url, self.queue, str(count), str(threads), compact(payload), job_type,
+                     env=self.env)
+
     def produce(self, count: int, payload: dict, threads: int = 1, url: str | None = None,
                 job_type: str = "chaos.job") -> set[str]:
-        agent = Agent("produce", url or self.url, self.queue, str(count), str(threads), compact(payload), job_type)
+        agent = self.start_producing(count, payload, threads, url, job_type)
         status = agent.finish(300)
         if status != 0:
             raise RuntimeError(f"chaos_agent produce exited with {status}")
@@ -387,7 +396,7 @@ class Scenario:
         return Publisher(url, self.queue)
 
     def worker(self, concurrency: int = 0, max_attempts: int = 1, url: str | None = None) -> Agent:
-        agent = Agent("work", url or self.url, self.queue, str(concurrency), str(max_attempts))
+        agent = Agent("work", url or self.url, self.queue, str(concurrency), str(max_attempts), env=self.env)
         self.workers.append(agent)
         return agent
 
@@ -397,7 +406,7 @@ class Scenario:
         payloads in turn, one job at a time, keeping about backlog jobs waiting, until
         Agent.stop_producing(); count_calls() takes its enqueues once it has stopped."""
         agent = Agent("both", self.url, self.queue, str(concurrency), str(max_attempts), str(backlog),
-                      *(compact(payload) for payload in payloads))
+                      *(compact(payload) for payload in payloads), env=self.env)
         self.workers.append(agent)
         return agent
 
@@ -436,7 +445,7 @@ class Scenario:
 
     def dead_letters(self) -> dict[str, str]:
         """Takes every message off q.dead: job id -> x-death-reason."""
-        done = subprocess.run([PROBE, "dead", self.url, self.queue + ".dead"],
+        done = subprocess.run([PROBE, "dead", self.url.split(",")[0], self.queue + ".dead"],
                               capture_output=True, text=True, timeout=60)
         if done.returncode != 0:
             raise RuntimeError(f"broker_probe dead failed: {done.stderr.strip()}")

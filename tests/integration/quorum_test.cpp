@@ -52,7 +52,7 @@ TEST_F(QuorumQueues, WorkDeadAndHoldQueuesAreQuorumQueuesAndHoldsDeadLetterAtLea
                          {"x-message-ttl", {"long", "30000"}},
                          {"x-dead-letter-exchange", {"longstr", ""}},
                          {"x-dead-letter-routing-key", {"longstr", config.name}},
-                         {"x-expires", {"long", "60000"}},
+                         {"x-expires", {"long", "330000"}},
                          {"x-dead-letter-strategy", {"longstr", "at-least-once"}},
                          {"x-overflow", {"longstr", "reject-publish"}}}));
 }

@@ -134,9 +134,16 @@ TEST(TopologyQuorum, HoldDeadLettersAtLeastOnce) {
     expect_argument<std::int64_t>(spec.arguments[1], "x-message-ttl", 30000);
     expect_argument<std::string>(spec.arguments[2], "x-dead-letter-exchange", "");
     expect_argument<std::string>(spec.arguments[3], "x-dead-letter-routing-key", "emails");
-    expect_argument<std::int64_t>(spec.arguments[4], "x-expires", 60000);
+    expect_argument<std::int64_t>(spec.arguments[4], "x-expires", 330000);  // TTL + 5 min
     expect_argument<std::string>(spec.arguments[5], "x-dead-letter-strategy", "at-least-once");
     expect_argument<std::string>(spec.arguments[6], "x-overflow", "reject-publish");
+}
+
+TEST(TopologyQuorum, HoldLeaseIsTwiceALongTtlAndNeverPastTheArgumentsLimit) {
+    expect_argument<std::int64_t>(hold_queue_spec(quorum("q"), 600000).arguments[4], "x-expires",
+                                  1200000);
+    expect_argument<std::int64_t>(hold_queue_spec(quorum("q"), max_delay_ms).arguments[4],
+                                  "x-expires", 4294967294);
 }
 
 TEST(TopologyQuorum, RefusesANonDurableQueueForEveryRole) {
