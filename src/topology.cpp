@@ -123,7 +123,8 @@ QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms) {
     // of behaviour.md literally true should the limit ever move.
     std::int64_t expires = std::min(2 * ttl, max_hold_expires_ms);
     if (config.type == QueueType::quorum)
-        expires = std::min(std::max(expires, ttl + quorum_hold_lease_floor_ms), max_hold_expires_ms);
+        expires =
+            std::min(std::max(expires, ttl + quorum_hold_lease_floor_ms), max_hold_expires_ms);
     arguments.insert(arguments.end(),
                      {
                          {"x-message-ttl", QueueArgumentValue(ttl)},

@@ -152,7 +152,7 @@ static void log_to_stderr(qy_log_level level, const char *message, void *user_da
 static char *add_other_urls(qy_client_options *opts, const char *urls) {
     char *first = strdup(urls), *rest = strchr(first, ',');
     qy_error *err = NULL;
-    if (rest != NULL) *rest++ = '\0';  /* first ends at the first comma */
+    if (rest != NULL) *rest++ = '\0'; /* first ends at the first comma */
     while (rest != NULL) {
         char *url = rest;
         rest = strchr(url, ',');
