@@ -185,6 +185,9 @@ qy_client *agent_connect(const char *url, const char *name, const char *queue) {
             opts, (uint16_t)agent_number(heartbeat, 1, 600, "QUEUEY_CHAOS_HEARTBEAT_S"), &err) !=
             QY_OK)
         agent_fail("qy_client_options_set_heartbeat", err);
+    if (queue_type != NULL && strcmp(queue_type, "quorum") != 0 &&
+        strcmp(queue_type, "classic") != 0)
+        agent_usage_error("QUEUEY_CHAOS_QUEUE_TYPE must be quorum or classic");
     first_url = add_other_urls(opts, url);
     if (qy_client_new(first_url, opts, &client, &err) != QY_OK) agent_fail("qy_client_new", err);
     free(first_url);
