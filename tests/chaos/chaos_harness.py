@@ -484,6 +484,20 @@ class Scenario:
         return f
 
 
+def write_figures(terminalreporter, title: str, figures: list[Figures]) -> None:
+    """The table of figures that ends a suite's run (pytest_terminal_summary)."""
+    if not figures:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section(title)
+    write(f"{'scenario':<28} {'enqueued':>8} {'failed':>6} {'reached':>7} {'lost':>4} "
+          f"{'wrong dead':>10} {'dups':>4} {'reconn':>6} {'max call ms':>11} {'timeout ms':>10} {'s':>5}")
+    for f in figures:
+        write(f"{f.scenario:<28} {f.enqueued:>8} {f.enqueue_failed:>6} {f.reached:>7} {f.lost:>4} "
+              f"{f.wrongly_dead:>10} {f.duplicates:>4} {f.reconnects:>6} {f.max_call_ms:>11} {f.call_timeout_ms:>10} "
+              f"{f.seconds:>5.0f}" + "".join(f"  {text}" for text in [f.measured, "; ".join(f.notes)] if text))
+
+
 def compact(payload: dict) -> str:
     """A payload as the agents take it: compact JSON (agent_work.c looks for "key":value)."""
     return json.dumps(payload, separators=(",", ":"))

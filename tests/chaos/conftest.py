@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from chaos_harness import AGENT, PROBE, SOURCE_ROOT, Broker, Figures, Toxiproxy  # noqa: E402
+from chaos_harness import AGENT, PROBE, SOURCE_ROOT, Broker, Figures, Toxiproxy, write_figures  # noqa: E402
 
 FIGURES: list[Figures] = []
 
@@ -56,14 +56,4 @@ def record():
 
 
 def pytest_terminal_summary(terminalreporter):
-    if not FIGURES:
-        return
-    write = terminalreporter.write_line
-    terminalreporter.section("chaos figures")
-    header = (f"{'scenario':<26} {'enqueued':>8} {'failed':>6} {'reached':>7} {'lost':>4} "
-              f"{'wrong dead':>10} {'dups':>4} {'reconn':>6} {'max call ms':>11} {'timeout ms':>10} {'s':>5}")
-    write(header)
-    for f in FIGURES:
-        write(f"{f.scenario:<26} {f.enqueued:>8} {f.enqueue_failed:>6} {f.reached:>7} {f.lost:>4} "
-              f"{f.wrongly_dead:>10} {f.duplicates:>4} {f.reconnects:>6} {f.max_call_ms:>11} {f.call_timeout_ms:>10} "
-              f"{f.seconds:>5.0f}" + "".join(f"  {text}" for text in [f.measured, "; ".join(f.notes)] if text))
+    write_figures(terminalreporter, "chaos figures", FIGURES)

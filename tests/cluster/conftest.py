@@ -13,7 +13,7 @@ import pytest
 SOURCE_ROOT = Path(os.environ.get("QUEUEY_SOURCE_ROOT", Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(SOURCE_ROOT / "tests" / "chaos"))
 
-from chaos_harness import AGENT, PROBE, Figures, parse_env  # noqa: E402
+from chaos_harness import AGENT, PROBE, Figures, parse_env, write_figures  # noqa: E402
 
 FIGURES: list[Figures] = []
 
@@ -103,13 +103,4 @@ def record():
 
 
 def pytest_terminal_summary(terminalreporter):
-    if not FIGURES:
-        return
-    write = terminalreporter.write_line
-    terminalreporter.section("cluster figures")
-    write(f"{'scenario':<28} {'enqueued':>8} {'failed':>6} {'reached':>7} {'lost':>4} {'wrong dead':>10} "
-          f"{'dups':>4} {'reconn':>6} {'max call ms':>11} {'s':>5}")
-    for f in FIGURES:
-        write(f"{f.scenario:<28} {f.enqueued:>8} {f.enqueue_failed:>6} {f.reached:>7} {f.lost:>4} "
-              f"{f.wrongly_dead:>10} {f.duplicates:>4} {f.reconnects:>6} {f.max_call_ms:>11} {f.seconds:>5.0f}"
-              + "".join(f"  {text}" for text in [f.measured, "; ".join(f.notes)] if text))
+    write_figures(terminalreporter, "cluster figures", FIGURES)

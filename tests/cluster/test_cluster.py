@@ -38,7 +38,7 @@ def count(first: str, at_least: int):
 
 def first_after(agent: Agent, first: str, since: float) -> float:
     """Seconds from since to the agent's first line beginning with first; inf if none."""
-    times = [at for at in agent.times_between(first, since, float("inf"))]
+    times = agent.times_between(first, since, float("inf"))
     return min(times) - since if times else float("inf")
 
 
