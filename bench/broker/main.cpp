@@ -21,8 +21,6 @@
 
 namespace {
 
-constexpr std::uint8_t max_priority = 10;  // queuey's default, as the raw side declares it
-
 struct Benchmark {
     const char *name;
     RunFn Contender::*run;
@@ -39,7 +37,7 @@ const Benchmark all_benchmarks[] = {
 Sample run_once(RawConnection &admin, const Contender &side, const Benchmark &benchmark,
                 const Workload &w) {
     admin.delete_queue(w.queue);
-    admin.declare_queue(w.queue, max_priority);
+    admin.declare_queue(w.queue, w.shape);
     if (benchmark.consumes) preload(w);
     const Timing t = (side.*benchmark.run)(w);
     const std::uint32_t ready = admin.ready_count(w.queue);
@@ -55,12 +53,13 @@ void run_benchmark(RawConnection &admin, const std::vector<const Contender *> &s
                    const Benchmark &benchmark, const Flags &flags, const JobSet &jobs) {
     const bool single = std::string(benchmark.name) == "enqueue_single";
     const std::size_t count = single ? flags.single_jobs : flags.jobs;
-    Workload w{flags.url, flags.queue, &jobs, count, flags.batch, flags.prefetch.front()};
+    Workload w{flags.url,  flags.queue, &jobs, count, flags.batch, flags.prefetch.front(),
+               flags.shape};
     const std::size_t prefetches = benchmark.consumes ? flags.prefetch.size() : 1;
     for (std::size_t i = 0; i < prefetches; ++i) {
         w.prefetch = flags.prefetch[i];
         const std::string label =
-            std::string(benchmark.name) + (i == 0 ? "" : " prefetch=" + std::to_string(w.prefetch));
+            flags.label(benchmark.name) + (i == 0 ? "" : " prefetch=" + std::to_string(w.prefetch));
         std::vector<Side> runs;
         for (const Contender *side : sides)
             runs.push_back({side->name, [&admin, side, &benchmark, &w] {
@@ -84,8 +83,9 @@ int main(int argc, char **argv) {
     try {
         const auto benchmarks = select_benchmarks(all_benchmarks, flags.only);
         const JobSet jobs(flags.queue, std::max(flags.jobs, flags.single_jobs));
-        std::fprintf(stderr, "broker_bench: %zu-byte bodies, %zu runs per side, queue %s\n",
-                     jobs[0].message.body.size(), flags.runs, flags.queue.c_str());
+        std::fprintf(stderr, "broker_bench: %zu-byte bodies, %zu runs per side, %s queue %s\n",
+                     jobs[0].message.body.size(), flags.runs, queue_type_name(flags.shape).c_str(),
+                     flags.queue.c_str());
         RawConnection admin(flags.url);
         for (const Benchmark *benchmark : benchmarks)
             run_benchmark(admin, sides, *benchmark, flags, jobs);

@@ -12,7 +12,7 @@ namespace {
 
 // A client with the benchmark queue declared (prefetch w.prefetch), untimed.
 Owned<qy_client> connect(const Workload &w) {
-    return connect_declared(w.url, w.queue, w.prefetch, 1000);  // the default granularity
+    return connect_declared(w.url, w.queue, w.prefetch, 1000, w.shape);  // default granularity
 }
 
 Owned<qy_producer> new_producer(qy_client *client) {

@@ -2,6 +2,7 @@
 // Each run connects on its own, untimed, and returns what its timed part took.
 #pragma once
 
+#include "queue_shape.hpp"
 #include "stopwatch.hpp"
 
 #include <cstddef>
@@ -11,12 +12,13 @@
 class JobSet;
 
 struct Workload {
-    std::string url;     // amqp://user:pass@host:port/vhost
-    std::string queue;   // declared (durable, x-max-priority 10) and empty, or preloaded
+    std::string url;     // amqp://user:pass@host:port/vhost, or a list URL,URL,...
+    std::string queue;   // declared (durable, of `shape`) and empty, or preloaded
     const JobSet *jobs;  // the first `count` are published or, preloaded, consumed
     std::size_t count;
     std::size_t batch;  // publishes in flight at once in enqueue_batch
     std::uint16_t prefetch;
+    QueueShape shape;
 };
 
 using RunFn = Timing (*)(const Workload &);

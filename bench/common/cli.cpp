@@ -4,6 +4,17 @@
 #include <cstdlib>
 #include <sstream>
 
+namespace {
+
+// The flags of CommonFlags that the programs' own usage texts do not explain.
+const char common_usage[] =
+    "Every bench program also takes --queue-type classic|quorum (default classic, queuey's\n"
+    "default queue with x-max-priority 10; quorum: quorum queues on both sides, tagged\n"
+    "[quorum, N nodes] in the report lines) and a URL list --url URL,URL,... (a cluster's\n"
+    "nodes: queuey's client gets them all, raw rabbitmq-c connects to the first).\n";
+
+}  // namespace
+
 void FlagReader::read(
     int argc, char **argv,
     const std::function<void(const std::string &flag, const std::string &value)> &handle) const {
@@ -11,6 +22,7 @@ void FlagReader::read(
         std::string flag = argv[i], value;
         if (flag == "-h" || flag == "--help") {
             std::fputs(usage_, stdout);
+            std::fputs(common_usage, stdout);
             std::exit(0);
         }
         if (const auto eq = flag.find('='); eq != std::string::npos) {
@@ -26,7 +38,7 @@ void FlagReader::read(
 }
 
 void FlagReader::bad(const std::string &why) const {
-    std::fprintf(stderr, "%s: %s\n%s", program_, why.c_str(), usage_);
+    std::fprintf(stderr, "%s: %s\n%s%s", program_, why.c_str(), usage_, common_usage);
     std::exit(2);
 }
 
@@ -47,8 +59,9 @@ std::vector<std::string> FlagReader::split(const std::string &list) {
     return items;
 }
 
-void read_flags(const FlagReader &reader, int argc, char **argv, CommonFlags &common,
-                const std::function<bool(const std::string &flag, const std::string &value)> &own_flag) {
+void read_flags(
+    const FlagReader &reader, int argc, char **argv, CommonFlags &common,
+    const std::function<bool(const std::string &flag, const std::string &value)> &own_flag) {
     if (const char *url = std::getenv("QUEUEY_URL")) common.url = url;
     reader.read(argc, argv, [&](const std::string &flag, const std::string &value) {
         if (flag == "--url")
@@ -65,6 +78,10 @@ void read_flags(const FlagReader &reader, int argc, char **argv, CommonFlags &co
             if (value != "raw" && value != "queuey")
                 reader.bad("--side takes raw or queuey, not '" + value + "'");
             common.side = value;
+        } else if (flag == "--queue-type") {
+            if (value != "classic" && value != "quorum")
+                reader.bad("--queue-type takes classic or quorum, not '" + value + "'");
+            common.shape.quorum = value == "quorum";
         } else if (!own_flag(flag, value)) {
             reader.bad("unknown flag " + flag);
         }

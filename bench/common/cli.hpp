@@ -2,6 +2,8 @@
 // pairs, -h/--help, and numbers and lists checked with an error that names the flag.
 #pragma once
 
+#include "queue_shape.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <functional>
@@ -55,15 +57,23 @@ struct CommonFlags {
     CommonFlags(std::string default_queue, std::size_t default_jobs)
         : queue(std::move(default_queue)), jobs(default_jobs) {}
 
-    std::string url;                // --url, else $QUEUEY_URL
+    std::string url;                // --url, else $QUEUEY_URL; a list: URL,URL,... (a cluster)
     std::string queue;              // --queue: deleted and declared again per run
     std::size_t runs = 5;           // --runs: per side and benchmark
     std::size_t jobs;               // --jobs
     std::vector<std::string> only;  // --only NAME,...: default all
     std::string side;               // --side raw|queuey: only that one (profiling)
+    QueueShape shape;               // --queue-type classic|quorum
+
+    // A benchmark's name as its report lines show it: tagged unless the queues are
+    // queuey's default on one node.
+    std::string label(const std::string &name) const {
+        return name + label_tag(shape, FlagReader::split(url).size());
+    }
 };
 
 // Reads argv: the common flags into common, every other one to own_flag, which returns
 // false for a flag it does not know either (an error). No URL at all is an error too.
-void read_flags(const FlagReader &reader, int argc, char **argv, CommonFlags &common,
-                const std::function<bool(const std::string &flag, const std::string &value)> &own_flag);
+void read_flags(
+    const FlagReader &reader, int argc, char **argv, CommonFlags &common,
+    const std::function<bool(const std::string &flag, const std::string &value)> &own_flag);

@@ -1,5 +1,7 @@
 #include "jobs.hpp"
 
+#include "cli.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -94,10 +96,18 @@ void publish_new_jobs(RawConnection &connection, const std::string &queue, std::
 }
 
 Owned<qy_client> connect_declared(const std::string &url, const std::string &queue,
-                                  std::uint16_t prefetch, std::uint32_t granularity_ms) {
+                                  std::uint16_t prefetch, std::uint32_t granularity_ms,
+                                  const QueueShape &shape) {
     qy_error *err = nullptr;
+    qy_client_options *options = nullptr;
+    check_qy(qy_client_options_new(&options, &err), err, "making client options");
+    const Owned<qy_client_options> owned_options(options, qy_client_options_free);
+    const std::vector<std::string> urls = FlagReader::split(url);
+    if (urls.empty()) throw std::runtime_error("no broker URL");
+    for (std::size_t i = 1; i < urls.size(); ++i)
+        check_qy(qy_client_options_add_url(options, urls[i].c_str(), &err), err, "adding a URL");
     qy_client *client = nullptr;
-    check_qy(qy_client_new(url.c_str(), nullptr, &client, &err), err, "connecting");
+    check_qy(qy_client_new(urls.front().c_str(), options, &client, &err), err, "connecting");
     Owned<qy_client> owned(client, qy_client_free);
     qy_queue_config *config = nullptr;
     check_qy(qy_queue_config_new(queue.c_str(), &config, &err), err, "configuring the queue");
@@ -105,6 +115,12 @@ Owned<qy_client> connect_declared(const std::string &url, const std::string &que
     check_qy(qy_queue_config_set_prefetch(config, prefetch, &err), err, "setting the prefetch");
     check_qy(qy_queue_config_set_delay_granularity_ms(config, granularity_ms, &err), err,
              "setting the delay granularity");
+    if (shape.quorum)
+        check_qy(qy_queue_config_set_type(config, QY_QUEUE_QUORUM, &err), err,
+                 "setting the queue type");
+    else
+        check_qy(qy_queue_config_set_max_priority(config, shape.max_priority, &err), err,
+                 "setting the max priority");
     check_qy(qy_client_declare(client, config, &err), err, "declaring the queue");
     return owned;
 }

@@ -48,6 +48,8 @@ void check_qy(qy_status status, qy_error *const &err, const char *doing);
 template <typename T>
 using Owned = std::unique_ptr<T, void (*)(T *)>;
 
-// A client on url with queue declared (prefetch, delay granularity); setup, untimed.
+// A client on url (a list URL,URL,...: every node, tried in turn) with queue declared
+// (prefetch, delay granularity, shape); setup, untimed.
 Owned<qy_client> connect_declared(const std::string &url, const std::string &queue,
-                                  std::uint16_t prefetch, std::uint32_t granularity_ms);
+                                  std::uint16_t prefetch, std::uint32_t granularity_ms,
+                                  const QueueShape &shape);

@@ -1,5 +1,7 @@
 #include "raw_amqp.hpp"
 
+#include "cli.hpp"
+
 #include <amqp_tcp_socket.h>
 
 #include <sys/time.h>
@@ -23,7 +25,9 @@ amqp_bytes_t bytes_of(const std::string &text) {
 }  // namespace
 
 RawConnection::RawConnection(const std::string &url) : state_(amqp_new_connection()) {
-    std::string buffer = url;  // amqp_parse_url cuts it into the pieces it points to
+    const auto urls = FlagReader::split(url);
+    if (urls.empty()) fail("parsing the URL", "no URL");
+    std::string buffer = urls.front();  // amqp_parse_url cuts it into the pieces it points to
     amqp_connection_info info;
     if (amqp_parse_url(buffer.data(), &info) != AMQP_STATUS_OK) fail("parsing the URL", url);
     amqp_socket_t *socket = amqp_tcp_socket_new(state_);
@@ -58,33 +62,58 @@ void RawConnection::check(int status, const char *doing) {
     if (status != AMQP_STATUS_OK) fail(doing, amqp_error_string2(status));
 }
 
-void RawConnection::declare_queue(const std::string &queue, std::uint8_t max_priority) {
-    amqp_table_entry_t priority{};
-    priority.key = amqp_cstring_bytes("x-max-priority");
-    priority.value.kind = AMQP_FIELD_KIND_U8;
-    priority.value.value.u8 = max_priority;
-    const amqp_table_t arguments{1, &priority};
+namespace {
+
+amqp_table_entry_t string_argument(const char *key, amqp_bytes_t value) {
+    amqp_table_entry_t entry{};
+    entry.key = amqp_cstring_bytes(key);
+    entry.value.kind = AMQP_FIELD_KIND_UTF8;
+    entry.value.value.bytes = value;
+    return entry;
+}
+
+// What every queue of the shape is declared with, whatever its role.
+std::vector<amqp_table_entry_t> type_arguments(const QueueShape &shape) {
+    if (!shape.quorum) return {};
+    return {string_argument("x-queue-type", amqp_cstring_bytes("quorum"))};
+}
+
+}  // namespace
+
+void RawConnection::declare(const std::string &queue, std::vector<amqp_table_entry_t> arguments,
+                            const char *doing) {
+    const amqp_table_t table{static_cast<int>(arguments.size()), arguments.data()};
     amqp_queue_declare(state_, channel, bytes_of(queue), /*passive=*/0, /*durable=*/1,
-                       /*exclusive=*/0, /*auto_delete=*/0, arguments);
-    check(amqp_get_rpc_reply(state_), "declaring the queue");
+                       /*exclusive=*/0, /*auto_delete=*/0, table);
+    check(amqp_get_rpc_reply(state_), doing);
+}
+
+void RawConnection::declare_queue(const std::string &queue, const QueueShape &shape) {
+    std::vector<amqp_table_entry_t> arguments = type_arguments(shape);
+    if (!shape.quorum) {
+        amqp_table_entry_t &priority = arguments.emplace_back();
+        priority.key = amqp_cstring_bytes("x-max-priority");
+        priority.value.kind = AMQP_FIELD_KIND_U8;
+        priority.value.value.u8 = shape.max_priority;
+    }
+    declare(queue, std::move(arguments), "declaring the queue");
 }
 
 void RawConnection::declare_hold_queue(const std::string &queue, std::int64_t ttl_ms,
-                                       const std::string &target) {
-    amqp_table_entry_t entries[3]{};
-    entries[0].key = amqp_cstring_bytes("x-message-ttl");
-    entries[0].value.kind = AMQP_FIELD_KIND_I64;
-    entries[0].value.value.i64 = ttl_ms;
-    entries[1].key = amqp_cstring_bytes("x-dead-letter-exchange");
-    entries[1].value.kind = AMQP_FIELD_KIND_UTF8;
-    entries[1].value.value.bytes = amqp_empty_bytes;
-    entries[2].key = amqp_cstring_bytes("x-dead-letter-routing-key");
-    entries[2].value.kind = AMQP_FIELD_KIND_UTF8;
-    entries[2].value.value.bytes = bytes_of(target);
-    const amqp_table_t arguments{3, entries};
-    amqp_queue_declare(state_, channel, bytes_of(queue), /*passive=*/0, /*durable=*/1,
-                       /*exclusive=*/0, /*auto_delete=*/0, arguments);
-    check(amqp_get_rpc_reply(state_), "declaring a hold queue");
+                                       const std::string &target, const QueueShape &shape) {
+    std::vector<amqp_table_entry_t> arguments = type_arguments(shape);
+    amqp_table_entry_t &ttl = arguments.emplace_back();
+    ttl.key = amqp_cstring_bytes("x-message-ttl");
+    ttl.value.kind = AMQP_FIELD_KIND_I64;
+    ttl.value.value.i64 = ttl_ms;
+    arguments.push_back(string_argument("x-dead-letter-exchange", amqp_empty_bytes));
+    arguments.push_back(string_argument("x-dead-letter-routing-key", bytes_of(target)));
+    if (shape.quorum) {
+        arguments.push_back(
+            string_argument("x-dead-letter-strategy", amqp_cstring_bytes("at-least-once")));
+        arguments.push_back(string_argument("x-overflow", amqp_cstring_bytes("reject-publish")));
+    }
+    declare(queue, std::move(arguments), "declaring a hold queue");
 }
 
 void RawConnection::delete_queue(const std::string &queue) {

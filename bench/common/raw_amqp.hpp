@@ -3,6 +3,8 @@
 // both sides. Every failure throws std::runtime_error.
 #pragma once
 
+#include "queue_shape.hpp"
+
 #include <amqp.h>
 
 #include <cstddef>
@@ -28,17 +30,19 @@ struct RawMessage {
 class RawConnection {
 public:
     // Connects and logs in (frame max 131072 as queuey, no heartbeats), opens channel 1.
+    // Of a list URL,URL,... the first: raw rabbitmq-c has no fail-over.
     explicit RawConnection(const std::string &url);
     ~RawConnection();
     RawConnection(const RawConnection &) = delete;
     RawConnection &operator=(const RawConnection &) = delete;
 
-    // The queue as queuey declares a work queue: durable, x-max-priority (an octet).
-    void declare_queue(const std::string &queue, std::uint8_t max_priority);
+    // The queue as queuey declares a work queue of that shape: durable, x-max-priority
+    // (an octet) on a classic queue, x-queue-type on a quorum one.
+    void declare_queue(const std::string &queue, const QueueShape &shape);
     // A hold queue as queuey declares one, without x-expires: durable, its messages
-    // dead-lettered to `target` after ttl_ms.
+    // dead-lettered to `target` after ttl_ms; on a quorum queue at least once.
     void declare_hold_queue(const std::string &queue, std::int64_t ttl_ms,
-                            const std::string &target);
+                            const std::string &target, const QueueShape &shape);
     void delete_queue(const std::string &queue);
     // Messages ready in the queue (a passive declare).
     std::uint32_t ready_count(const std::string &queue);
@@ -57,6 +61,8 @@ public:
     void ack_next(std::size_t count, const std::function<void()> &after_each = {});
 
 private:
+    void declare(const std::string &queue, std::vector<amqp_table_entry_t> arguments,
+                 const char *doing);
     void check(amqp_rpc_reply_t reply, const char *doing);
     void check(int status, const char *doing);
     void on_confirm(std::uint64_t tag, bool multiple);

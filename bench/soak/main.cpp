@@ -21,7 +21,6 @@
 
 namespace {
 
-constexpr std::uint8_t max_priority = 10;  // queuey's default, as the raw side declares it
 constexpr std::size_t preload_batch = 1000;
 constexpr std::size_t rss_samples = 1000;  // per run; a tenth of them per tenth of the jobs
 constexpr double flat_within = 0.10;       // the goal: last tenth's RSS within 10% of the first's
@@ -35,7 +34,7 @@ struct SoakResult {
 // One run of one side on a fresh queue, checked afterwards.
 SoakResult soak(RawConnection &admin, const Flags &flags, const JobSet &job_type) {
     admin.delete_queue(flags.queue);
-    admin.declare_queue(flags.queue, max_priority);
+    admin.declare_queue(flags.queue, flags.shape);
     const Stopwatch preload;
     {
         RawConnection loader(flags.url);
@@ -47,9 +46,9 @@ SoakResult soak(RawConnection &admin, const Flags &flags, const JobSet &job_type
                  preload_seconds, flags.side.c_str());
 
     RssByProgress rss(flags.jobs, rss_samples);
-    const WorkerWorkload w{flags.url, flags.queue, "",
-                           &job_type, flags.jobs,  flags.prefetch,
-                           1,         false,       [&rss] { rss.job_done(); }};
+    const WorkerWorkload w{
+        flags.url,      flags.queue, "",    &job_type,   flags.jobs,
+        flags.prefetch, 1,           false, flags.shape, [&rss] { rss.job_done(); }};
     const Timing drain = flags.side == "raw" ? raw_run(w) : queuey_run(w);  // checks its count
     if (const std::uint32_t ready = admin.ready_count(flags.queue); ready != 0)
         throw std::runtime_error(flags.side + ": " + std::to_string(ready) + " jobs left in " +

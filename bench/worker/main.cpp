@@ -19,7 +19,6 @@
 
 namespace {
 
-constexpr std::uint8_t max_priority = 10;  // queuey's default, as the raw side declares it
 constexpr std::size_t preload_batch = 1000;
 
 struct Benchmark {
@@ -50,8 +49,8 @@ public:
     void fresh(const WorkerWorkload &w) {
         for (const std::string &queue : {w.queue, w.hold_queue, hold_queue_of(w.queue)})
             admin_.delete_queue(queue);
-        admin_.declare_queue(w.queue, max_priority);
-        if (w.fail_once) admin_.declare_hold_queue(w.hold_queue, hold_ttl_ms, w.queue);
+        admin_.declare_queue(w.queue, w.shape);
+        if (w.fail_once) admin_.declare_hold_queue(w.hold_queue, hold_ttl_ms, w.queue, w.shape);
         publish_pipelined(loader_, w.queue, *w.jobs, w.count, preload_batch);
     }
 
@@ -84,7 +83,8 @@ void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                      benchmark.fail_once ? flags.retry_jobs : flags.jobs,
                      flags.prefetch,
                      benchmark.concurrency,
-                     benchmark.fail_once};
+                     benchmark.fail_once,
+                     flags.shape};
     std::vector<Side> runs;
     for (const Contender *side : sides)
         runs.push_back({side->name, [&setup, side, &w] {
@@ -93,11 +93,12 @@ void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                             setup.check_drained(w, side->name);
                             return sample_of(timing, w.count);
                         }});
-    const auto medians = measure_interleaved(runs, flags.runs, benchmark.name);
+    const std::string label = flags.label(benchmark.name);
+    const auto medians = measure_interleaved(runs, flags.runs, label);
     if (sides.size() == 2)
-        print_pair(benchmark.name, medians[1], medians[0], true);
+        print_pair(label, medians[1], medians[0], true);
     else
-        print_one(benchmark.name, sides[0]->name, medians[0]);
+        print_one(label, sides[0]->name, medians[0]);
     setup.delete_all(w);
 }
 
@@ -111,9 +112,10 @@ int main(int argc, char **argv) {
     try {
         const auto benchmarks = select_benchmarks(all_benchmarks, flags.only);
         const JobSet jobs(flags.queue, std::max(flags.jobs, flags.retry_jobs));
-        std::fprintf(
-            stderr, "worker_bench: %zu-byte bodies, %zu runs per side, prefetch %u, queue %s\n",
-            jobs[0].message.body.size(), flags.runs, unsigned{flags.prefetch}, flags.queue.c_str());
+        std::fprintf(stderr,
+                     "worker_bench: %zu-byte bodies, %zu runs per side, prefetch %u, %s queue %s\n",
+                     jobs[0].message.body.size(), flags.runs, unsigned{flags.prefetch},
+                     queue_type_name(flags.shape).c_str(), flags.queue.c_str());
         Setup setup(flags.url);
         for (const Benchmark *benchmark : benchmarks)
             run_benchmark(setup, sides, *benchmark, flags, jobs);

@@ -52,7 +52,7 @@ qy_job_result no_op(qy_job *job, void *user_data) {
 }
 
 Owned<qy_client> connect(const WorkerWorkload &w) {
-    return connect_declared(w.url, w.queue, w.prefetch, hold_ttl_ms);
+    return connect_declared(w.url, w.queue, w.prefetch, hold_ttl_ms, w.shape);
 }
 
 Owned<qy_worker> new_worker(qy_client *client, const WorkerWorkload &w, Progress &progress) {

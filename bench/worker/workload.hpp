@@ -3,6 +3,7 @@
 // part took.
 #pragma once
 
+#include "queue_shape.hpp"
 #include "stopwatch.hpp"
 
 #include <cstddef>
@@ -13,14 +14,15 @@
 class JobSet;
 
 struct WorkerWorkload {
-    std::string url;         // amqp://user:pass@host:port/vhost
-    std::string queue;       // declared (durable, x-max-priority 10), preloaded with `count` jobs
+    std::string url;         // amqp://user:pass@host:port/vhost, or a list URL,URL,...
+    std::string queue;       // declared (durable, of `shape`), preloaded with `count` jobs
     std::string hold_queue;  // raw retry_once: where its copies wait (declared, empty)
     const JobSet *jobs;      // the preloaded jobs, in queue order
     std::size_t count;
     std::uint16_t prefetch;
     std::uint32_t concurrency;  // the queuey worker's threads
     bool fail_once;             // every job fails its first attempt with a retryable error
+    QueueShape shape;           // of the work queue and the hold queues
     // If set, the drains call it after each job's ack (raw) or success (queuey, in its
     // handler): the soak samples memory there.
     std::function<void()> after_job{};
