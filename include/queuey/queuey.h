@@ -714,6 +714,10 @@ QY_API void qy_consumer_free(qy_consumer *consumer);
  * valid envelope never comes out here: it is copied verbatim to the dead-letter queue
  * with x-death-reason "malformed envelope" and acknowledged (rejected without requeue
  * when the copy fails), and logged as a warning through the client's log callback.
+ * When the broker cancels the subscription (its queue was deleted, or a classic queue's
+ * cluster node went down), the consumer declares the queue again as this client
+ * declared it and consumes again, a second after the cancel and then at doubling
+ * intervals up to 30 s, logging a warning for each try; meanwhile no job arrives here.
  * @since 0.1.0
  */
 QY_API qy_status qy_consumer_next(qy_consumer *consumer, uint32_t timeout_ms, qy_delivery **out,
@@ -972,7 +976,8 @@ QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_
 /**
  * Runs the worker on the calling thread and its own, until qy_worker_shutdown(). Returns
  * QY_OK after a shutdown, once every job it started is settled; an error when it cannot
- * consume (a queue not declared, the connection closed or given up). When the system
+ * consume (a queue not declared, the connection closed or given up). A queue deleted
+ * under it is consumed again once it is back (qy_consumer_next()). When the system
  * refuses its threads (one per job it runs at once, see qy_worker_set_concurrency(), and
  * one for the job timeout), it fails with QY_ERR_NO_MEMORY and a message that says how
  * many of how many started, after those threads have run what they received and stopped;

@@ -248,6 +248,8 @@ void RabbitConnection::stop_consuming(const std::shared_ptr<Subscription> &subsc
                                       Clock::time_point deadline) {
     call<void>(
         [this, subscription](AmqpSession &session) {
+            subscription->stopped = true;
+            subscription->resubscribe.done();
             if (subscription->cancelled_by_broker) return;  // nothing left to cancel
             session.cancel_consumer(subscription->channel, subscription->consumer_tag);
             // Deliveries sent before the cancel-ok wait in rabbitmq-c's frame queue: hand
@@ -268,7 +270,8 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
                   ->generation++;  // later settles are dropped, never sent on a closed channel
               subscription->deliveries->fail(Error(QY_ERR_CLOSED, "", "the consumer was closed"));
               done->set_value();
-              session.close_channel(subscription->channel);
+              // Not open while a consumer the broker cancelled waits to consume again.
+              if (subscription->channel_open) session.close_channel(subscription->channel);
           },
           [subscription, done](const Error &error) {
               subscription->deliveries->fail(error);
@@ -352,6 +355,7 @@ void RabbitConnection::run() {
         try {
             try {
                 run_commands();
+                resubscribe_due();
                 read_frames();
                 wait_for_input();
             } catch (const ChannelClosed &closed) {
@@ -492,10 +496,12 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
                     subscription->consumer_tag != text_of(cancel->consumer_tag))
                     continue;
                 subscription->cancelled_by_broker = true;
-                subscription->deliveries->fail(
-                    Error(QY_ERR_BROKER, "",
-                          "the broker cancelled the consumer of queue '" + subscription->queue +
-                              "' (was the queue deleted?)"));
+                if (subscription->stopped) continue;
+                subscription->resubscribe.cancelled(Clock::now());
+                warn_resubscribing(*subscription,
+                                   "the broker cancelled the consumer of queue '" +
+                                       subscription->queue +
+                                       "' (was the queue deleted, or is its node down?)");
             }
             return;
         }
@@ -543,7 +549,7 @@ void RabbitConnection::wait_for_input() {
         heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
     pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
     // With commands queued, only look whether the socket has input.
-    const int ready = ::poll(fds, 2, idle ? timeout_ms : 0);
+    const int ready = ::poll(fds, 2, idle ? ms_until_resubscribe(timeout_ms) : 0);
     if (idle) {
         std::lock_guard lock(mutex_);
         io_waiting_ = false;
@@ -594,7 +600,9 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
     subscription->generation++;  // what it delivered before is stale now
     hand_back(*subscription);
     if (subscription->cancelled_by_broker) {
-        std::erase(subscriptions_, subscription);
+        // Waiting to consume again: then on a channel opened anew.
+        subscription->channel_open = false;
+        if (!subscription->resubscribe.pending()) std::erase(subscriptions_, subscription);
         return;
     }
     try {
@@ -700,9 +708,17 @@ void RabbitConnection::restore() {
             session_->open_channel(declare_channel);
         }
     }
-    // A consumer the broker cancelled is not subscribed again: its consumer was told.
-    std::erase_if(subscriptions_, [](const auto &s) { return s->cancelled_by_broker; });
+    // A consumer the broker cancelled consumes again on its schedule, on a new channel;
+    // one that stopped is done.
+    std::erase_if(subscriptions_, [](const auto &s) {
+        return s->cancelled_by_broker && !s->resubscribe.pending();
+    });
     for (auto it = subscriptions_.begin(); it != subscriptions_.end();) {
+        if ((*it)->cancelled_by_broker) {
+            (*it)->channel_open = false;
+            ++it;
+            continue;
+        }
         try {
             open_subscription(**it);
             ++it;
@@ -737,6 +753,70 @@ void RabbitConnection::open_subscription(Subscription &subscription) {
     session_->open_channel(subscription.channel);
     session_->qos(subscription.channel, subscription.prefetch);
     start_consumer(subscription);
+}
+
+void RabbitConnection::resubscribe_due() {
+    const auto now = Clock::now();
+    for (const auto &subscription : subscriptions_) {
+        Subscription &s = *subscription;
+        if (!s.cancelled_by_broker || s.redeclaring || !s.resubscribe.due(now)) continue;
+        if (!std::exchange(s.redeclared, false)) {
+            const auto remembered = options_.remembered->all();
+            const auto spec = std::find_if(remembered.begin(), remembered.end(),
+                                           [&s](const QueueSpec &q) { return q.name == s.queue; });
+            if (spec != remembered.end()) {
+                // The consume waits for the answer: on another channel it could overtake
+                // the declare and find no queue yet.
+                s.redeclaring = true;
+                start_declare(
+                    *spec, [this, subscription](PendingDeclares::Result, const Error *failure) {
+                        subscription->redeclaring = false;
+                        subscription->redeclared = true;
+                        if (failure)
+                            options_.logger.warn("declaring queue '" + subscription->queue +
+                                                 "' again to consume from it: " + failure->what());
+                    });
+                continue;
+            }
+        }
+        try {
+            if (s.channel_open)
+                start_consumer(s);
+            else
+                open_subscription(s);
+        } catch (const ChannelClosed &error) {
+            if (error.channel() != s.channel) throw;  // another channel's; tried again next turn
+            // Still no queue to consume: the broker closed the channel.
+            s.channel_open = false;
+            s.generation++;
+            hand_back(s);
+            s.resubscribe.refused(now);
+            warn_resubscribing(s, "consuming from queue '" + s.queue + "' again: " + error.what());
+            continue;
+        }
+        s.cancelled_by_broker = false;
+        s.channel_open = true;
+        s.resubscribe.done();
+        options_.logger.info("consuming from queue '" + s.queue + "' again");
+    }
+}
+
+int RabbitConnection::ms_until_resubscribe(int cap_ms) const {
+    const auto now = Clock::now();
+    int ms = cap_ms;
+    for (const auto &subscription : subscriptions_) {
+        const auto due = subscription->resubscribe.due_at();
+        if (!subscription->cancelled_by_broker || subscription->redeclaring || !due) continue;
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(*due - now).count();
+        ms = static_cast<int>(std::clamp<long long>(left, 0, ms));
+    }
+    return ms;
+}
+
+void RabbitConnection::warn_resubscribing(const Subscription &subscription,
+                                          const std::string &why) {
+    options_.logger.warn(why + "; consuming again in " +
+                         std::to_string(subscription.resubscribe.wait().count()) + " ms");
 }
 
 void RabbitConnection::start_consumer(Subscription &subscription) {

@@ -26,6 +26,7 @@
 #include "publish_waiter.hpp"
 #include "reconnect_policy.hpp"
 #include "remembered_queues.hpp"
+#include "resubscribe_schedule.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -75,10 +76,18 @@ struct Subscription {
     // go out as one ack(multiple).
     std::map<std::uint64_t, std::string> unsettled;
     std::map<std::uint64_t, std::string> acks;
-    // I/O thread only: the broker cancelled the consumer (its queue was deleted, say). The
-    // channel stays open until the consumer closes, so that the settles of what it
-    // delivered still go out; it is not subscribed again after a reconnect.
+    // I/O thread only: the broker cancelled the consumer (its queue was deleted, or the
+    // node of a classic queue went down). The channel stays open, so that the settles of
+    // what it delivered still go out, and the subscription consumes again on `resubscribe`'s
+    // schedule until that succeeds (channel_open false: on a channel opened anew) or the
+    // consumer stops (stopped). Each try first declares the queue when the client
+    // remembers it (redeclaring until the broker answers, then redeclared).
     bool cancelled_by_broker = false;
+    ResubscribeSchedule resubscribe;
+    bool channel_open = true;
+    bool stopped = false;
+    bool redeclaring = false;
+    bool redeclared = false;
     // I/O thread only: the channel's consumer, and how many consumers it started over its
     // life (each takes a tag of its own).
     std::string consumer_tag;
@@ -196,6 +205,13 @@ private:
     // After a reconnect: declares the remembered queues, then subscribes again.
     void restore();
     void open_subscription(Subscription &subscription);
+    // Consumes again on the subscriptions the broker cancelled whose time has come,
+    // declaring their queue first when it is remembered (a deleted queue comes back).
+    void resubscribe_due();
+    // Logs why a subscription is not consuming, and when it tries again.
+    void warn_resubscribing(const Subscription &subscription, const std::string &why);
+    // How long the I/O thread may wait for input before a resubscribe is due: at most cap.
+    int ms_until_resubscribe(int cap_ms) const;
     // Starts a consumer on the subscription's open channel under a new tag.
     void start_consumer(Subscription &subscription);
     // The lowest channel number no subscription holds: numbers are reused, or a client

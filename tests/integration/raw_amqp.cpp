@@ -248,7 +248,7 @@ std::optional<std::uint32_t> RawAmqp::wait_for_count(const std::string &queue, s
 }
 
 void RawAmqp::declare(const std::string &queue, bool durable,
-                      const std::vector<RawArgument> &arguments) {
+                      const std::vector<RawArgument> &arguments, bool exclusive) {
     std::vector<amqp_table_entry_t> entries;
     for (const RawArgument &argument : arguments) {
         amqp_table_entry_t entry{};
@@ -264,7 +264,8 @@ void RawAmqp::declare(const std::string &queue, bool durable,
     }
     const amqp_table_t table{static_cast<int>(entries.size()),
                              entries.empty() ? nullptr : entries.data()};
-    amqp_queue_declare(state_, rpc_channel, bytes_of(queue), 0, durable ? 1 : 0, 0, 0, table);
+    amqp_queue_declare(state_, rpc_channel, bytes_of(queue), 0, durable ? 1 : 0, exclusive ? 1 : 0,
+                       0, table);
     check(amqp_get_rpc_reply(state_), rpc_channel, "declaring '" + queue + "'");
 }
 

@@ -70,7 +70,9 @@ public:
     // Waits until queue holds exactly count ready messages; returns the last count seen.
     std::optional<std::uint32_t> wait_for_count(const std::string &queue, std::uint32_t count,
                                                 std::chrono::milliseconds timeout);
-    void declare(const std::string &queue, bool durable, const std::vector<RawArgument> &arguments);
+    // exclusive: the queue is this connection's alone and goes with it.
+    void declare(const std::string &queue, bool durable, const std::vector<RawArgument> &arguments,
+                 bool exclusive = false);
     void delete_queue(const std::string &queue);
 
 private:
