@@ -608,6 +608,7 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
     try {
         open_subscription(*subscription);
     } catch (const ChannelClosed &error) {
+        if (wait_to_consume(*subscription, error)) return;
         subscription->deliveries->fail(error);
         std::erase(subscriptions_, subscription);
     }
@@ -723,6 +724,10 @@ void RabbitConnection::restore() {
             open_subscription(**it);
             ++it;
         } catch (const ChannelClosed &error) {
+            if (wait_to_consume(**it, error)) {
+                ++it;
+                continue;
+            }
             (*it)->deliveries->fail(error);
             it = subscriptions_.erase(it);
         }
@@ -799,6 +804,17 @@ void RabbitConnection::resubscribe_due() {
         s.resubscribe.done();
         options_.logger.info("consuming from queue '" + s.queue + "' again");
     }
+}
+
+bool RabbitConnection::wait_to_consume(Subscription &subscription, const ChannelClosed &refused) {
+    if (subscription.stopped || refused.channel() != subscription.channel) return false;
+    subscription.cancelled_by_broker = true;
+    subscription.channel_open = false;
+    subscription.resubscribe.cancelled(Clock::now());
+    warn_resubscribing(subscription,
+                       "cannot consume from queue '" + subscription.queue +
+                           "' (was it deleted, or is its node down?): " + refused.what());
+    return true;
 }
 
 int RabbitConnection::ms_until_resubscribe(int cap_ms) const {

@@ -14,6 +14,7 @@
 #include "../backend.hpp"
 #include "../log.hpp"
 #include "../topology.hpp"
+#include "amqp_failure.hpp"
 #include "amqp_session.hpp"
 #include "amqp_url.hpp"
 #include "command_claim.hpp"
@@ -77,11 +78,12 @@ struct Subscription {
     std::map<std::uint64_t, std::string> unsettled;
     std::map<std::uint64_t, std::string> acks;
     // I/O thread only: the broker cancelled the consumer (its queue was deleted, or the
-    // node of a classic queue went down). The channel stays open, so that the settles of
-    // what it delivered still go out, and the subscription consumes again on `resubscribe`'s
-    // schedule until that succeeds (channel_open false: on a channel opened anew) or the
-    // consumer stops (stopped). Each try first declares the queue when the client
-    // remembers it (redeclaring until the broker answers, then redeclared).
+    // node of a classic queue went down), or refused it on a new channel (after a
+    // reconnect; the channel is closed then). After a cancel the channel stays open, so that the
+    // settles of what it delivered still go out, and the subscription consumes again on
+    // `resubscribe`'s schedule until that succeeds (channel_open false: on a channel opened anew)
+    // or the consumer stops (stopped). Each try first declares the queue when the client remembers
+    // it (redeclaring until the broker answers, then redeclared).
     bool cancelled_by_broker = false;
     ResubscribeSchedule resubscribe;
     bool channel_open = true;
@@ -210,6 +212,10 @@ private:
     void resubscribe_due();
     // Logs why a subscription is not consuming, and when it tries again.
     void warn_resubscribing(const Subscription &subscription, const std::string &why);
+    // The broker refused to let the subscription consume again on a new channel (after a
+    // reconnect, or a channel it closed): it waits to consume on the resubscribe schedule,
+    // as after a cancel. False for a consumer that stops, which fails instead.
+    bool wait_to_consume(Subscription &subscription, const ChannelClosed &refused);
     // How long the I/O thread may wait for input before a resubscribe is due: at most cap.
     int ms_until_resubscribe(int cap_ms) const;
     // Starts a consumer on the subscription's open channel under a new tag.
