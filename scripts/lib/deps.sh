@@ -13,6 +13,7 @@ QUEUEY_DEB_PACKAGES=(
     meson ninja-build pkgconf g++       # build
     clang libclang-rt-14-dev            # sanitizer build and libFuzzer targets
     libgtest-dev libbenchmark-dev       # tests and benchmarks
+    libcli11-dev                        # the queuey command's argument parser
     rapidjson-dev uuid-dev librabbitmq-dev
     abigail-tools                       # abidw / abidiff for the ABI check
     valgrind

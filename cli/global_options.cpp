@@ -1,0 +1,30 @@
+#include "global_options.hpp"
+
+#include "broker_url.hpp"
+
+#include <cstdio>
+#include <vector>
+
+namespace queuey_cli {
+
+queuey::Client GlobalOptions::connect() const {
+    const std::string urls = broker_url(url);
+    std::vector<std::string> list;
+    for (std::size_t from = 0;;) {
+        const std::size_t comma = urls.find(',', from);
+        list.push_back(urls.substr(from, comma - from));
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    queuey::ClientOptions options;
+    options.connection_name("queuey command");
+    options.reconnect(0, queuey::Millis(500), 2.0, queuey::Millis(500));  // never
+    for (std::size_t i = 1; i < list.size(); ++i) options.add_url(list[i]);
+    return queuey::Client(list.front(), options);
+}
+
+void GlobalOptions::print(const JsonLine &line, const std::string &human) const {
+    std::puts((json ? line.str() : human).c_str());
+}
+
+}  // namespace queuey_cli

@@ -1,0 +1,23 @@
+// What every command takes: the broker and the output form.
+#pragma once
+
+#include "json_line.hpp"
+
+#include <queuey/queuey.hpp>
+
+#include <string>
+
+namespace queuey_cli {
+
+struct GlobalOptions {
+    std::string url;    // --url; else $QUEUEY_URL
+    bool json = false;  // --json: one JSON object a line on stdout
+
+    // A client on the broker (every URL of a list), failing at once when it cannot
+    // connect: a command must not wait for a broker that is down. Throws.
+    queuey::Client connect() const;
+    // Prints one result: line as JSON with --json, else human.
+    void print(const JsonLine &line, const std::string &human) const;
+};
+
+}  // namespace queuey_cli

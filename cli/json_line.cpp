@@ -1,0 +1,46 @@
+#include "json_line.hpp"
+
+#include <cstdio>
+
+namespace queuey_cli {
+
+std::string json_string(std::string_view text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+                    out += escaped;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+void JsonLine::key(std::string_view name) {
+    if (!members_.empty()) members_ += ',';
+    members_ += json_string(name) + ':';
+}
+
+JsonLine &JsonLine::add(std::string_view name, std::string_view text) {
+    key(name);
+    members_ += json_string(text);
+    return *this;
+}
+
+JsonLine &JsonLine::add(std::string_view name, std::int64_t number) {
+    key(name);
+    members_ += std::to_string(number);
+    return *this;
+}
+
+}  // namespace queuey_cli
