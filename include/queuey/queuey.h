@@ -717,7 +717,7 @@ QY_API void qy_consumer_free(qy_consumer *consumer);
  * When the broker cancels the subscription (its queue was deleted, or a classic queue's
  * cluster node went down), the consumer declares the queue again as this client
  * declared it and consumes again, a second after the cancel and then at doubling
- * intervals up to 30 s, logging a warning for each try; meanwhile no job arrives here.
+ * intervals up to 15 s, logging a warning for each try; meanwhile no job arrives here.
  * @since 0.1.0
  */
 QY_API qy_status qy_consumer_next(qy_consumer *consumer, uint32_t timeout_ms, qy_delivery **out,

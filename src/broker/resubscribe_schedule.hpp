@@ -1,6 +1,8 @@
 // When a consumer that the broker cancelled (its queue deleted, or the node holding a
 // classic queue down) consumes again: a second after the cancel, then twice as long
-// after each refusal, at most 30 s apart, until it succeeds or the consumer stops.
+// after each refusal, at most 15 s apart, until it succeeds or the consumer stops. A
+// queue's node takes 10 to 20 s to come back; a try costs a declare and a consume, so a
+// worker should not sit idle for long once its queue is back.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +15,7 @@ class ResubscribeSchedule {
 public:
     using Clock = std::chrono::steady_clock;
     static constexpr std::chrono::milliseconds first_wait{1000};
-    static constexpr std::chrono::milliseconds longest_wait{30000};
+    static constexpr std::chrono::milliseconds longest_wait{15000};
 
     // The broker cancelled the consumer at now.
     void cancelled(Clock::time_point now) { wait_at(now, first_wait); }

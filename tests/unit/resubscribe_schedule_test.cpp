@@ -25,7 +25,7 @@ TEST(ResubscribeSchedule, TheFirstTryIsASecondAfterTheCancel) {
     EXPECT_TRUE(schedule.due(cancelled + 1s));
 }
 
-TEST(ResubscribeSchedule, EachRefusalDoublesTheWaitUpToThirtySeconds) {
+TEST(ResubscribeSchedule, EachRefusalDoublesTheWaitUpToFifteenSeconds) {
     ResubscribeSchedule schedule;
     auto now = Clock::now();
     schedule.cancelled(now);
@@ -37,7 +37,7 @@ TEST(ResubscribeSchedule, EachRefusalDoublesTheWaitUpToThirtySeconds) {
         EXPECT_FALSE(schedule.due(now + schedule.wait() - 1ms));
         EXPECT_TRUE(schedule.due(now + schedule.wait()));
     }
-    EXPECT_EQ(waits, (std::vector<std::chrono::milliseconds>{2s, 4s, 8s, 16s, 30s, 30s, 30s}));
+    EXPECT_EQ(waits, (std::vector<std::chrono::milliseconds>{2s, 4s, 8s, 15s, 15s, 15s, 15s}));
 }
 
 TEST(ResubscribeSchedule, ANewCancelStartsAgainFromOneSecond) {
