@@ -1,7 +1,7 @@
 #include "enqueue_command.hpp"
 
+#include <stdexcept>
 #include "duration.hpp"
-#include "usage_error.hpp"
 
 #include <iostream>
 #include <iterator>
@@ -18,7 +18,7 @@ struct EnqueueArguments {
 
 std::string read_stdin() {
     std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    if (std::cin.bad()) throw UsageError("could not read the payload from standard input");
+    if (std::cin.bad()) throw std::runtime_error("could not read the payload from standard input");
     return text;
 }
 
