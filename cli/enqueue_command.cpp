@@ -1,11 +1,11 @@
 #include "enqueue_command.hpp"
 
-#include <stdexcept>
 #include "duration.hpp"
 
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <stdexcept>
 
 namespace queuey_cli {
 
