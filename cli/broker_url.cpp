@@ -29,16 +29,21 @@ std::string broker_url(const std::string &flag) {
     throw UsageError("no broker: pass --url URL or set QUEUEY_URL (amqp://user:pass@host:5672/)");
 }
 
-std::string redacted(const std::string &url) {
-    std::string out;
-    std::size_t from = 0;
-    while (true) {
-        const std::size_t comma = url.find(',', from);
-        out += redacted_one(url.substr(from, comma - from));
-        if (comma == std::string::npos) return out;
-        out += ',';
+std::vector<std::string> split_urls(const std::string &urls) {
+    std::vector<std::string> list;
+    for (std::size_t from = 0;;) {
+        const std::size_t comma = urls.find(',', from);
+        list.push_back(urls.substr(from, comma - from));
+        if (comma == std::string::npos) return list;
         from = comma + 1;
     }
+}
+
+std::string redacted(const std::string &url) {
+    const std::vector<std::string> list = split_urls(url);
+    std::string out = redacted_one(list.front());  // split_urls gives at least one
+    for (std::size_t i = 1; i < list.size(); ++i) out += "," + redacted_one(list[i]);
+    return out;
 }
 
 }  // namespace queuey_cli

@@ -8,14 +8,7 @@
 namespace queuey_cli {
 
 queuey::Client GlobalOptions::connect() const {
-    const std::string urls = broker_url(url);
-    std::vector<std::string> list;
-    for (std::size_t from = 0;;) {
-        const std::size_t comma = urls.find(',', from);
-        list.push_back(urls.substr(from, comma - from));
-        if (comma == std::string::npos) break;
-        from = comma + 1;
-    }
+    const std::vector<std::string> list = split_urls(broker_url(url));
     queuey::ClientOptions options;
     options.connection_name("queuey command");
     options.reconnect(0, queuey::Millis(500), 2.0, queuey::Millis(500));  // never

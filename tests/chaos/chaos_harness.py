@@ -19,8 +19,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 SOURCE_ROOT = Path(os.environ.get("QUEUEY_SOURCE_ROOT", Path(__file__).resolve().parents[2]))
-BROKER_SCRIPT = SOURCE_ROOT / "scripts" / "broker"
 AGENT = os.environ.get("QUEUEY_CHAOS_AGENT", "")
 PROBE = os.environ.get("QUEUEY_BROKER_PROBE", "")
 
@@ -39,6 +40,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def run_script(script: str, *args: str, check: bool = True) -> str:
+    """Runs scripts/SCRIPT (broker, cluster) with args; its stdout. With check, a failure
+    raises with the script's stderr."""
+    done = subprocess.run([str(SOURCE_ROOT / "scripts" / script), *args], capture_output=True, text=True,
+                          timeout=240)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"scripts/{script} {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def require_built_programs(suite: str) -> None:
+    """Fails the session unless meson named the built chaos_agent and broker_probe."""
+    if not (AGENT and PROBE):
+        pytest.fail("QUEUEY_CHAOS_AGENT and QUEUEY_BROKER_PROBE must name the built programs "
+                    f"(run the suite with: meson test -C build --suite {suite})")
+
+
 def parse_env(text: str) -> dict[str, str]:
     env = {}
     for line in text.splitlines():
@@ -55,10 +73,7 @@ class Broker:
         self.env: dict[str, str] = {}
 
     def _script(self, *args: str, check: bool = True) -> str:
-        done = subprocess.run([str(BROKER_SCRIPT), *args], capture_output=True, text=True, timeout=180)
-        if check and done.returncode != 0:
-            raise RuntimeError(f"scripts/broker {' '.join(args)} failed: {done.stderr.strip()}")
-        return done.stdout
+        return run_script("broker", *args, check=check)
 
     def start(self) -> None:
         self.env = parse_env(self._script("start", self.dir))

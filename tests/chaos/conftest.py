@@ -11,16 +11,15 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from chaos_harness import AGENT, PROBE, SOURCE_ROOT, Broker, Figures, Toxiproxy, write_figures  # noqa: E402
+from chaos_harness import (SOURCE_ROOT, Broker, Figures, Toxiproxy, require_built_programs,  # noqa: E402
+                           write_figures)
 
 FIGURES: list[Figures] = []
 
 
 @pytest.fixture(scope="session")
 def broker():
-    if not (AGENT and PROBE):
-        pytest.fail("QUEUEY_CHAOS_AGENT and QUEUEY_BROKER_PROBE must name the built programs "
-                    "(run the suite with: meson test -C build --suite chaos)")
+    require_built_programs("chaos")
     node = Broker(os.environ.get("QUEUEY_CHAOS_BROKER_DIR", os.path.abspath("chaos-broker")))
     node.start()
     yield node

@@ -4,40 +4,31 @@ table of figures that ends the run (the chaos suite's, with the fail-over times)
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-SOURCE_ROOT = Path(os.environ.get("QUEUEY_SOURCE_ROOT", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(SOURCE_ROOT / "tests" / "chaos"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chaos"))
 
-from chaos_harness import AGENT, PROBE, Figures, parse_env, write_figures  # noqa: E402
+from chaos_harness import Broker, Figures, parse_env, require_built_programs, run_script, write_figures  # noqa: E402
 
 FIGURES: list[Figures] = []
 
 
 class Cluster:
-    """Three nodes started by scripts/cluster in DIR; one node is driven with
-    scripts/broker on DIR/nodeN (nodes are numbered 1 to 3)."""
+    """Three nodes started by scripts/cluster in DIR; node N (1 to 3) is a scripts/broker
+    node in DIR/nodeN, driven as the chaos suite drives its broker."""
 
     def __init__(self, directory: str):
         self.dir = directory
         self.env: dict[str, str] = {}
 
-    def _run(self, script: str, *args: str) -> str:
-        done = subprocess.run([str(SOURCE_ROOT / "scripts" / script), *args], capture_output=True,
-                              text=True, timeout=240)
-        if done.returncode != 0:
-            raise RuntimeError(f"scripts/{script} {' '.join(args)} failed: {done.stderr.strip()}")
-        return done.stdout
-
     def start(self) -> None:
-        self.env = parse_env(self._run("cluster", "start", self.dir))
+        self.env = parse_env(run_script("cluster", "start", self.dir))
 
     def stop(self) -> None:
-        self._run("cluster", "stop", self.dir)
+        run_script("cluster", "stop", self.dir)
 
     @property
     def urls(self) -> str:
@@ -50,31 +41,32 @@ class Cluster:
     def node_name(self, node: int) -> str:
         return self.env[f"QUEUEY_CLUSTER_NODE{node}"]
 
+    def node(self, node: int) -> Broker:
+        return Broker(self.env[f"QUEUEY_CLUSTER_DIR{node}"])
+
     def kill(self, node: int) -> None:
         """SIGKILL to the node's Erlang VM: a crash."""
-        self._run("broker", "kill", self.env[f"QUEUEY_CLUSTER_DIR{node}"])
+        self.node(node).kill()
 
     def stop_node(self, node: int) -> None:
         """A graceful stop of one node (a deploy, a maintenance)."""
-        self._run("broker", "stop", self.env[f"QUEUEY_CLUSTER_DIR{node}"])
+        run_script("broker", "stop", self.env[f"QUEUEY_CLUSTER_DIR{node}"])
 
     def restart(self, node: int) -> None:
         """Starts a stopped or killed node again with its data; it rejoins the cluster."""
-        self._run("broker", "restart", self.env[f"QUEUEY_CLUSTER_DIR{node}"])
+        self.node(node).restart()
 
     def messages_in(self, queue: str, running: int = 1) -> dict[str, int]:
         """The messages (ready and unacknowledged) in queue, its dead letters and its hold
         queues, by name; asked of node running."""
-        listing = self._run("broker", "ctl", self.env[f"QUEUEY_CLUSTER_DIR{running}"], "-q", "list_queues",
-                            "--no-table-headers", "name", "messages")
+        listing = self.node(running).ctl("list_queues", "--no-table-headers", "name", "messages")
         return {words[0]: int(words[1]) for words in (line.split() for line in listing.splitlines())
                 if len(words) == 2 and words[0].startswith(queue) and words[1].isdigit() and words[1] != "0"}
 
     def home_of(self, queue: str, running: int = 1) -> int:
         """The node that holds queue: a quorum queue's leader, a classic queue's node;
         asked of node running."""
-        listing = self._run("broker", "ctl", self.env[f"QUEUEY_CLUSTER_DIR{running}"], "-q", "list_queues",
-                            "--no-table-headers", "name", "type", "leader", "pid")
+        listing = self.node(running).ctl("list_queues", "--no-table-headers", "name", "type", "leader", "pid")
         for line in listing.splitlines():
             words = line.split()
             if words and words[0] == queue:
@@ -87,9 +79,7 @@ class Cluster:
 
 @pytest.fixture(scope="session")
 def cluster():
-    if not (AGENT and PROBE):
-        pytest.fail("QUEUEY_CHAOS_AGENT and QUEUEY_BROKER_PROBE must name the built programs "
-                    "(run the suite with: meson test -C build --suite cluster)")
+    require_built_programs("cluster")
     nodes = Cluster(os.environ.get("QUEUEY_CLUSTER_DIR", os.path.abspath("cluster")))
     nodes.start()
     yield nodes

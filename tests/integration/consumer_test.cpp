@@ -291,14 +291,7 @@ TEST_F(Consuming, ADeletedQueueIsDeclaredAgainAndItsConsumerGoesOn) {
         << "a broker cancel ends the consumer";
     ASSERT_TRUE(eventually([&] { return raw_->exists(config.name); }, 10s))
         << "the queue was not declared again";
-    const auto sent = job(config.name);
-    producer_->enqueue(sent);
-    std::unique_ptr<queuey::Delivery> delivery;
-    const auto error = error_of([&] { delivery = consumer->next(10s); });
-    ASSERT_FALSE(error) << error->what();
-    ASSERT_TRUE(delivery) << "the consumer did not consume from the queue again";
-    EXPECT_EQ(delivery->envelope().job_id, sent.job_id);
-    delivery->ack();
+    expect_job_flows(*consumer, config.name, "the consumer did not consume from the queue again");
     counts_become(config.name, 0, 0);
 }
 
@@ -315,14 +308,7 @@ TEST_F(Consuming, AConsumerTheBrokerRefusesTriesAgainUntilItCanConsume) {
     holder.reset();
     ASSERT_TRUE(eventually([&] { return raw_->exists(config.name); }, 10s))
         << "the queue was not declared again once it was free";
-    const auto sent = job(config.name);
-    producer_->enqueue(sent);
-    std::unique_ptr<queuey::Delivery> delivery;
-    const auto error = error_of([&] { delivery = consumer->next(10s); });
-    ASSERT_FALSE(error) << error->what();
-    ASSERT_TRUE(delivery) << "the consumer did not consume again on a new channel";
-    EXPECT_EQ(delivery->envelope().job_id, sent.job_id);
-    delivery->ack();
+    expect_job_flows(*consumer, config.name, "the consumer did not consume again on a new channel");
     EXPECT_EQ(backend_->counters().reconnects, 0u);
 }
 
