@@ -8,7 +8,9 @@
 #include "../src/broker/rabbit_backend.hpp"
 #include "../src/envelope.hpp"
 #include "../src/memory/memory_backend.hpp"
+#include "../src/message_filter.hpp"
 #include "../src/producer.hpp"
+#include "../src/queue_message.hpp"
 #include "../src/worker/stop_signals.hpp"
 #include "../src/worker/worker.hpp"
 
@@ -48,6 +50,26 @@ struct qy_client {
 struct qy_queue_config {
     queuey::QueueConfig value;
 };
+
+struct qy_message_filter {
+    queuey::MessageFilter value;
+};
+
+namespace queuey::capi {
+// What a const qy_message * points to (the C type stays incomplete: a borrowed view,
+// built around the core message for the length of a visit, never a handle of its own).
+struct MessageView {
+    const QueueMessage *value;
+    std::optional<qy_envelope> envelope;
+    std::string headers_json;
+};
+inline const qy_message *as_handle(const MessageView &view) {
+    return reinterpret_cast<const qy_message *>(&view);
+}
+inline const MessageView *view_of(const qy_message *message) {
+    return reinterpret_cast<const MessageView *>(message);
+}
+}  // namespace queuey::capi
 
 struct qy_producer {
     queuey::Producer producer;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace queuey {
@@ -80,6 +81,56 @@ public:
     virtual void stop() = 0;
 };
 
+// What a passive queue.declare tells of a queue. AMQP has no count of the messages
+// delivered and not yet acknowledged: only the management plugin knows it.
+struct QueueCounts {
+    std::uint64_t ready = 0;  // messages waiting to be delivered
+    std::uint32_t consumers = 0;
+};
+
+// One header of a browsed message: its value as JSON (a string quoted, an integer in
+// decimal, a table as an object, an array as an array), and as text or integer when
+// it is one.
+struct BrowsedHeader {
+    std::string name;
+    std::string json;
+    std::optional<std::string> text;
+    std::optional<std::int64_t> integer;
+};
+
+// A message taken from a queue by a browser, still the queue's until it is removed.
+struct BrowsedMessage {
+    std::uint64_t tag = 0;  // for QueueBrowser::remove
+    bool redelivered = false;
+    std::string message_id;
+    std::string type;
+    std::uint8_t priority = 0;
+    std::vector<BrowsedHeader> headers;
+    std::string body;
+
+    const BrowsedHeader *header(std::string_view name) const {
+        for (const BrowsedHeader &h : headers)
+            if (h.name == name) return &h;
+        return nullptr;
+    }
+};
+
+// Takes the messages of one queue one at a time, in delivery order, without consuming
+// it (basic.get on a channel of its own on RabbitMQ). Every message it took and did not
+// remove goes back to its place in the queue when the browser is closed or destroyed,
+// marked redelivered. Not thread-safe: one thread browses.
+class QueueBrowser {
+public:
+    virtual ~QueueBrowser() = default;
+    // The next message, or nullopt when the queue has no more. Throws Error.
+    virtual std::optional<BrowsedMessage> next() = 0;
+    // Removes a message this browser took (basic.ack). Throws Error: the message then
+    // stays in the queue.
+    virtual void remove(const BrowsedMessage &message) = 0;
+    // Puts back every message taken and not removed. Idempotent; never throws.
+    virtual void close() = 0;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -104,6 +155,12 @@ public:
     std::unique_ptr<Consumer> consume(const std::string &queue) {
         return consume(std::vector<std::string>{queue});
     }
+    // The counts of any queue (a work queue, a q.dead, a hold). Throws Error: a queue
+    // that does not exist QY_ERR_NOT_FOUND.
+    virtual QueueCounts counts(const std::string &queue_name) = 0;
+    // A browser of any queue. Throws Error (QY_ERR_NOT_FOUND from next() on RabbitMQ,
+    // here on the memory backend).
+    virtual std::unique_ptr<QueueBrowser> browse(const std::string &queue_name) = 0;
     virtual void close() = 0;
 };
 

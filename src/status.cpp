@@ -22,6 +22,7 @@ const char *status_name(qy_status status) noexcept {
         case QY_ERR_STALE_DELIVERY: return "QY_ERR_STALE_DELIVERY";
         case QY_ERR_ALREADY_SETTLED: return "QY_ERR_ALREADY_SETTLED";
         case QY_ERR_NOT_SENT: return "QY_ERR_NOT_SENT";
+        case QY_ERR_NOT_FOUND: return "QY_ERR_NOT_FOUND";
     }
     return "QY_UNKNOWN_STATUS";
 }

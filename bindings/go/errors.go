@@ -27,6 +27,7 @@ const (
 	StatusStaleDelivery      Status = C.QY_ERR_STALE_DELIVERY
 	StatusAlreadySettled     Status = C.QY_ERR_ALREADY_SETTLED
 	StatusNotSent            Status = C.QY_ERR_NOT_SENT
+	StatusNotFound           Status = C.QY_ERR_NOT_FOUND
 )
 
 // String is the status's name as queuey.h spells it ("QY_ERR_TIMEOUT").
@@ -75,6 +76,7 @@ var (
 	ErrStaleDelivery      = &Error{Status: StatusStaleDelivery}
 	ErrAlreadySettled     = &Error{Status: StatusAlreadySettled}
 	ErrNotSent            = &Error{Status: StatusNotSent}
+	ErrNotFound           = &Error{Status: StatusNotFound}
 )
 
 // call runs a fallible C function, handing it the qy_error ** it takes last, and turns

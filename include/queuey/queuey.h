@@ -85,7 +85,7 @@ typedef enum qy_status {
     /** A queue already exists with other arguments (PRECONDITION_FAILED); the error
         names the queue and the argument. */
     QY_ERR_PRECONDITION_FAILED = -24,
-    /** Another error reported by the broker (access refused, not found, ...). */
+    /** Another error reported by the broker. */
     QY_ERR_BROKER = -25,
     /** The client, consumer or worker was closed. */
     QY_ERR_CLOSED = -26,
@@ -103,7 +103,9 @@ typedef enum qy_status {
         the job is certainly not in the queue, and publishing it again makes no
         duplicate. A publish that was sent but not confirmed in time gets QY_ERR_TIMEOUT
         instead (it may or may not be in the queue). @since 0.2.0 */
-    QY_ERR_NOT_SENT = -31
+    QY_ERR_NOT_SENT = -31,
+    /** No such queue (the broker's 404 NOT_FOUND); the error names it. @since 0.2.0 */
+    QY_ERR_NOT_FOUND = -32
 } qy_status;
 
 /**
@@ -630,6 +632,135 @@ QY_API qy_status qy_queue_config_set_delay_granularity_ms(qy_queue_config *confi
  */
 QY_API qy_status qy_client_declare(qy_client *client, const qy_queue_config *config,
                                    qy_error **err);
+
+/* ---------------------------------------------------------------------------------- */
+/* Looking into queues; dead letters (what the queuey command uses, docs/cli.md)       */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * What a passive declare tells of any queue by its full name (a work queue q, q.dead, a
+ * hold queue q.deferred.N): the messages ready to be delivered and the consumers. AMQP
+ * has no count of the delivered and unacknowledged ones. Either out pointer may be NULL.
+ * Errors: QY_ERR_NOT_FOUND (no such queue; the client stays usable), QY_ERR_TIMEOUT,
+ * QY_ERR_CONNECTION. The memory backend has no hold queues (they are its timer).
+ * @since 0.2.0
+ */
+QY_API qy_status qy_client_queue_counts(qy_client *client, const char *queue_name,
+                                        uint64_t *ready, uint32_t *consumers, qy_error **err);
+
+/**
+ * Which messages a browse, replay or purge selects: every criterion set must hold, and
+ * one with none set selects every message. Freed with qy_message_filter_free().
+ * @since 0.2.0
+ */
+typedef struct qy_message_filter qy_message_filter;
+
+/** An empty filter. On success *out is the caller's. @since 0.2.0 */
+QY_API qy_status qy_message_filter_new(qy_message_filter **out, qy_error **err);
+
+/** Frees a filter. NULL is a no-op. @since 0.2.0 */
+QY_API void qy_message_filter_free(qy_message_filter *filter);
+
+/** Adds a job id: the filter selects the jobs whose id is any of those added. @since 0.2.0 */
+QY_API qy_status qy_message_filter_add_job_id(qy_message_filter *filter, const char *job_id,
+                                              qy_error **err);
+
+/** Selects the jobs of this type only. @since 0.2.0 */
+QY_API qy_status qy_message_filter_set_job_type(qy_message_filter *filter, const char *job_type,
+                                                qy_error **err);
+
+/** Selects the dead letters whose reason contains text. @since 0.2.0 */
+QY_API qy_status qy_message_filter_set_reason_contains(qy_message_filter *filter,
+                                                       const char *text, qy_error **err);
+
+/**
+ * Selects the jobs first enqueued (the envelope's enqueued_at) at least age_ms ago. A body
+ * that is not an envelope has no age and is never selected by this criterion.
+ * @since 0.2.0
+ */
+QY_API qy_status qy_message_filter_set_older_than_ms(qy_message_filter *filter, uint64_t age_ms,
+                                                     qy_error **err);
+
+/**
+ * A message seen by qy_client_browse(), borrowed for the length of the visit call. A dead
+ * letter carries its reason and original queue; a body that is not an envelope (a
+ * malformed dead letter) has no envelope, and its job id and type are the message's AMQP
+ * message-id and type.
+ * @since 0.2.0
+ */
+typedef struct qy_message qy_message;
+
+/** The job id. @since 0.2.0 */
+QY_API const char *qy_message_job_id(const qy_message *message);
+/** The job type. @since 0.2.0 */
+QY_API const char *qy_message_job_type(const qy_message *message);
+/** The attempt (a dead letter's x-attempts header, else the envelope's; 0 when neither). @since 0.2.0 */
+QY_API uint32_t qy_message_attempt(const qy_message *message);
+/** Why it was dead-lettered (x-death-reason); "" when it is no dead letter. @since 0.2.0 */
+QY_API const char *qy_message_reason(const qy_message *message);
+/** The queue it was dead-lettered from (x-original-queue), else the envelope's queue. @since 0.2.0 */
+QY_API const char *qy_message_original_queue(const qy_message *message);
+/** 1 when the broker marked it redelivered. @since 0.2.0 */
+QY_API int qy_message_redelivered(const qy_message *message);
+/** The envelope, or NULL when the body is not one (see qy_message_decode_error()). @since 0.2.0 */
+QY_API const qy_envelope *qy_message_envelope(const qy_message *message);
+/** Why the body is not an envelope; "" when it is one. @since 0.2.0 */
+QY_API const char *qy_message_decode_error(const qy_message *message);
+/**
+ * Every AMQP header of the message as one JSON object, in the order the message carries
+ * them: strings as strings, integers as numbers, RabbitMQ's x-death as an array of
+ * objects.
+ * @since 0.2.0
+ */
+QY_API const char *qy_message_headers_json(const qy_message *message);
+/** The body as received; *len (may be NULL) is its length. @since 0.2.0 */
+QY_API const char *qy_message_body(const qy_message *message, size_t *len);
+
+/** Called by qy_client_browse() for each selected message; return 0 to go on, anything else to stop. @since 0.2.0 */
+typedef int (*qy_message_visit_fn)(const struct qy_message *message, void *user_data);
+
+/**
+ * Browses the queue named queue_name (any queue: a work queue, q.dead): hands each
+ * message that filter (NULL: every one) selects to visit, in delivery order, at most
+ * limit of them (0: no limit). Nothing is removed: the messages are taken one at a
+ * time (basic.get) on a channel of their own and all go back, in their order, when the
+ * browse ends; the broker marks them redelivered. On a work queue that a worker
+ * consumes, a browsed job that the worker receives next counts as one lost run (the
+ * default budget is 3; on a quorum queue one x-delivery-count), and while the browse
+ * lasts the jobs it holds are not delivered: browse a dead-letter queue freely, a busy
+ * work queue with a limit. Errors: QY_ERR_NOT_FOUND, QY_ERR_TIMEOUT, QY_ERR_CONNECTION.
+ * @since 0.2.0
+ */
+QY_API qy_status qy_client_browse(qy_client *client, const char *queue_name,
+                                  const qy_message_filter *filter, size_t limit,
+                                  qy_message_visit_fn visit, void *user_data, qy_error **err);
+
+/**
+ * Puts back the dead letters of queue (the work queue's name; its dead letters are in
+ * queue.dead) that filter selects (NULL: all): each is published to its original queue
+ * (x-original-queue) as attempt 1 with 0 deferrals (keep_attempt 0) or as it is
+ * (keep_attempt 1), with the same job id, type, payload, correlation id, priority and
+ * enqueue time, without the dead-letter headers and RabbitMQ's x-death, and removed from
+ * queue.dead once the broker confirmed the publish: a crash leaves a duplicate, never a
+ * loss. *replayed (may be NULL) is how many were. QY_OK when every selected one was;
+ * otherwise the others still went, the ones that did not stay in queue.dead, and the
+ * status and message are the first failure's (the message says how many stayed): a body
+ * that is not an envelope QY_ERR_BAD_ENVELOPE, an original queue that does not exist
+ * QY_ERR_UNROUTABLE, and the publish errors of qy_producer_enqueue().
+ * @since 0.2.0
+ */
+QY_API qy_status qy_client_replay_dead_letters(qy_client *client, const char *queue,
+                                               const qy_message_filter *filter, int keep_attempt,
+                                               uint64_t *replayed, qy_error **err);
+
+/**
+ * Removes the dead letters of queue (as above) that filter selects (NULL: all) for good.
+ * *purged (may be NULL) is how many were. Errors as qy_client_replay_dead_letters().
+ * @since 0.2.0
+ */
+QY_API qy_status qy_client_purge_dead_letters(qy_client *client, const char *queue,
+                                              const qy_message_filter *filter, uint64_t *purged,
+                                              qy_error **err);
 
 /* ---------------------------------------------------------------------------------- */
 /* Producing                                                                          */

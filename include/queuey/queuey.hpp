@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -265,6 +266,58 @@ public:
 };
 
 /** A connection to a broker (amqp://, amqps://). Thread-safe. */
+/** A queue's ready messages and consumers (qy_client_queue_counts()). */
+struct QueueCounts {
+    uint64_t ready = 0;
+    uint32_t consumers = 0;
+};
+
+/** Which messages a browse, replay or purge selects; see the qy_message_filter_* setters. */
+class MessageFilter
+    : public detail::Handle<MessageFilter, qy_message_filter, qy_message_filter_free> {
+public:
+    MessageFilter() : Handle(detail::make<qy_message_filter>(qy_message_filter_new)) {}
+    MessageFilter &job_id(const std::string &id) {
+        return invoke(qy_message_filter_add_job_id, id.c_str());
+    }
+    MessageFilter &job_type(const std::string &type) {
+        return invoke(qy_message_filter_set_job_type, type.c_str());
+    }
+    MessageFilter &reason_contains(const std::string &text) {
+        return invoke(qy_message_filter_set_reason_contains, text.c_str());
+    }
+    MessageFilter &older_than(Millis age) {
+        return invoke(qy_message_filter_set_older_than_ms, detail::ms(age));
+    }
+};
+
+/** A message seen by Client::browse(), valid during the visit (qy_message_*). */
+class MessageView {
+public:
+    explicit MessageView(const qy_message *message) noexcept : message_(message) {}
+    std::string_view job_id() const { return qy_message_job_id(message_); }
+    std::string_view job_type() const { return qy_message_job_type(message_); }
+    uint32_t attempt() const { return qy_message_attempt(message_); }
+    std::string_view reason() const { return qy_message_reason(message_); }
+    std::string_view original_queue() const { return qy_message_original_queue(message_); }
+    bool redelivered() const { return qy_message_redelivered(message_) != 0; }
+    /** nullopt when the body is not an envelope (decode_error() says why). */
+    std::optional<EnvelopeView> envelope() const {
+        const qy_envelope *env = qy_message_envelope(message_);
+        return env ? std::optional(EnvelopeView(env)) : std::nullopt;
+    }
+    std::string_view decode_error() const { return qy_message_decode_error(message_); }
+    std::string_view headers_json() const { return qy_message_headers_json(message_); }
+    std::string_view body() const {
+        size_t len = 0;
+        const char *bytes = qy_message_body(message_, &len);
+        return {bytes, len};
+    }
+
+private:
+    const qy_message *message_;
+};
+
 class Client : public detail::Handle<Client, qy_client, qy_client_free> {
 public:
     explicit Client(const std::string &url)
@@ -273,6 +326,59 @@ public:
         : Handle(detail::make<qy_client>(qy_client_new, url.c_str(), options.get())) {}
     /** Declares the queue, its dead-letter queue, and remembers the configuration. */
     void declare(const QueueConfig &config) { invoke(qy_client_declare, config.get()); }
+
+    /** Any queue by its full name (q, q.dead, q.deferred.N); see qy_client_queue_counts(). */
+    QueueCounts queue_counts(const std::string &queue_name) {
+        QueueCounts counts;
+        invoke(qy_client_queue_counts, queue_name.c_str(), &counts.ready, &counts.consumers);
+        return counts;
+    }
+    /** visit(const MessageView &) returns true to go on; what it throws stops the browse and
+        comes out here. Nothing is removed; see qy_client_browse() for what it costs. */
+    template <typename F>
+    void browse(const std::string &queue_name, F visit, const MessageFilter *filter = nullptr,
+                size_t limit = 0) {
+        struct Visit {
+            F &fn;
+            std::exception_ptr thrown;
+        } state{visit, nullptr};
+        qy_message_visit_fn trampoline = [](const qy_message *message, void *self) -> int {
+            auto &s = *static_cast<Visit *>(self);
+            try {
+                return s.fn(MessageView(message)) ? 0 : 1;
+            } catch (...) {
+                s.thrown = std::current_exception();
+                return 1;
+            }
+        };
+        invoke(qy_client_browse, queue_name.c_str(), filter ? filter->get() : nullptr, limit,
+               trampoline, &state);
+        if (state.thrown) std::rethrow_exception(state.thrown);
+    }
+    /** Returns how many were replayed; throws when some stayed (*replayed, when given,
+        then holds how many were). See qy_client_replay_dead_letters(). */
+    uint64_t replay_dead_letters(const std::string &queue, const MessageFilter *filter = nullptr,
+                                 bool keep_attempt = false, uint64_t *replayed = nullptr) {
+        uint64_t done = 0;
+        qy_error *err = nullptr;
+        const qy_status status =
+            qy_client_replay_dead_letters(get(), queue.c_str(), filter ? filter->get() : nullptr,
+                                          keep_attempt ? 1 : 0, &done, &err);
+        if (replayed) *replayed = done;
+        detail::check(status, err);
+        return done;
+    }
+    /** As replay_dead_letters(), removing instead; see qy_client_purge_dead_letters(). */
+    uint64_t purge_dead_letters(const std::string &queue, const MessageFilter *filter = nullptr,
+                                uint64_t *purged = nullptr) {
+        uint64_t done = 0;
+        qy_error *err = nullptr;
+        const qy_status status = qy_client_purge_dead_letters(
+            get(), queue.c_str(), filter ? filter->get() : nullptr, &done, &err);
+        if (purged) *purged = done;
+        detail::check(status, err);
+        return done;
+    }
 };
 
 /** Puts jobs on queues; each call returns once the broker has the job. Thread-safe. */

@@ -6,6 +6,7 @@ qy_status status_for_reply_code(std::uint16_t reply_code) {
     switch (reply_code) {
         case AMQP_PRECONDITION_FAILED: return QY_ERR_PRECONDITION_FAILED;
         case AMQP_ACCESS_REFUSED: return QY_ERR_AUTH;
+        case AMQP_NOT_FOUND: return QY_ERR_NOT_FOUND;
         case AMQP_CONNECTION_FORCED: return QY_ERR_CONNECTION;
         default: return QY_ERR_BROKER;
     }

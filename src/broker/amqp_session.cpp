@@ -2,6 +2,7 @@
 
 #include "amqp_failure.hpp"
 #include "amqp_table.hpp"
+#include "browsed_headers.hpp"
 #include "socket_timeouts.hpp"
 
 #include <queuey/version.h>
@@ -207,6 +208,38 @@ void AmqpSession::declare_queue(amqp_channel_t channel, const QueueSpec &spec) {
         amqp_queue_declare(state_, channel, amqp_bytes_of(spec.name), 0, spec.durable ? 1 : 0, 0, 0,
                            arguments.table());
     });
+}
+
+QueueCounts AmqpSession::inspect_queue(amqp_channel_t channel, const std::string &queue) {
+    amqp_queue_declare_ok_t *ok = nullptr;
+    rpc(channel, "looking at queue '" + queue + "'", [&] {
+        ok = amqp_queue_declare(state_, channel, amqp_bytes_of(queue), /*passive=*/1, 0, 0, 0,
+                                amqp_empty_table);
+    });
+    return {ok->message_count, ok->consumer_count};
+}
+
+std::optional<BrowsedMessage> AmqpSession::get(amqp_channel_t channel, const std::string &queue) {
+    amqp_rpc_reply_t reply{};
+    rpc(channel, "taking a message from queue '" + queue + "'",
+        [&] { reply = amqp_basic_get(state_, channel, amqp_bytes_of(queue), /*no_ack=*/0); });
+    if (reply.reply.id != AMQP_BASIC_GET_OK_METHOD) return std::nullopt;  // get-empty
+    const auto *got = static_cast<amqp_basic_get_ok_t *>(reply.reply.decoded);
+    BrowsedMessage message;
+    message.tag = got->delivery_tag;
+    message.redelivered = got->redelivered != 0;
+    amqp_message_t content = read_content(channel);
+    const amqp_basic_properties_t &props = content.properties;
+    auto text = [](amqp_bytes_t bytes) {
+        return std::string(static_cast<const char *>(bytes.bytes), bytes.len);
+    };
+    if (props._flags & AMQP_BASIC_MESSAGE_ID_FLAG) message.message_id = text(props.message_id);
+    if (props._flags & AMQP_BASIC_TYPE_FLAG) message.type = text(props.type);
+    if (props._flags & AMQP_BASIC_PRIORITY_FLAG) message.priority = props.priority;
+    if (props._flags & AMQP_BASIC_HEADERS_FLAG) message.headers = browsed_headers(props.headers);
+    message.body = text(content.body);
+    amqp_destroy_message(&content);
+    return message;
 }
 
 void AmqpSession::send_declare(amqp_channel_t channel, const QueueSpec &spec) {

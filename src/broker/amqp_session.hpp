@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../amqp_properties.hpp"
+#include "../backend.hpp"
 #include "../topology.hpp"
 #include "amqp_url.hpp"
 #include "receive_deadline.hpp"
@@ -11,6 +12,7 @@
 #include <amqp.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +48,11 @@ public:
     // frame like any other.
     void send_declare(amqp_channel_t channel, const QueueSpec &spec);
     void close_channel(amqp_channel_t channel);
+    // A passive queue.declare: the queue's counts. A missing queue closes the channel
+    // (ChannelClosed with QY_ERR_NOT_FOUND).
+    QueueCounts inspect_queue(amqp_channel_t channel, const std::string &queue);
+    // basic.get without auto-ack: the next message of queue, or nullopt when it has none.
+    std::optional<BrowsedMessage> get(amqp_channel_t channel, const std::string &queue);
     void qos(amqp_channel_t channel, std::uint16_t prefetch);
     void consume(amqp_channel_t channel, const std::string &queue, const std::string &consumer_tag);
     void cancel_consumer(amqp_channel_t channel, const std::string &consumer_tag);

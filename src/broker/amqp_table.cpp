@@ -52,25 +52,26 @@ AmqpTable::AmqpTable(const std::vector<AmqpHeader> &headers) {
     seal();
 }
 
+std::optional<std::int64_t> integer_value(const amqp_field_value_t &field) {
+    switch (field.kind) {
+        case AMQP_FIELD_KIND_I8: return field.value.i8;
+        case AMQP_FIELD_KIND_U8: return field.value.u8;
+        case AMQP_FIELD_KIND_I16: return field.value.i16;
+        case AMQP_FIELD_KIND_U16: return field.value.u16;
+        case AMQP_FIELD_KIND_I32: return field.value.i32;
+        case AMQP_FIELD_KIND_U32: return field.value.u32;
+        case AMQP_FIELD_KIND_I64: return field.value.i64;
+        case AMQP_FIELD_KIND_U64:
+            return static_cast<std::int64_t>(std::min<std::uint64_t>(field.value.u64, INT64_MAX));
+        default: return std::nullopt;
+    }
+}
+
 std::optional<std::int64_t> integer_field(const amqp_table_t &table, std::string_view name) {
     for (int i = 0; i < table.num_entries; ++i) {
         const amqp_table_entry_t &entry = table.entries[i];
-        if (std::string_view(static_cast<const char *>(entry.key.bytes), entry.key.len) != name)
-            continue;
-        const amqp_field_value_t &field = entry.value;
-        switch (field.kind) {
-            case AMQP_FIELD_KIND_I8: return field.value.i8;
-            case AMQP_FIELD_KIND_U8: return field.value.u8;
-            case AMQP_FIELD_KIND_I16: return field.value.i16;
-            case AMQP_FIELD_KIND_U16: return field.value.u16;
-            case AMQP_FIELD_KIND_I32: return field.value.i32;
-            case AMQP_FIELD_KIND_U32: return field.value.u32;
-            case AMQP_FIELD_KIND_I64: return field.value.i64;
-            case AMQP_FIELD_KIND_U64:
-                return static_cast<std::int64_t>(
-                    std::min<std::uint64_t>(field.value.u64, INT64_MAX));
-            default: return std::nullopt;
-        }
+        if (std::string_view(static_cast<const char *>(entry.key.bytes), entry.key.len) == name)
+            return integer_value(entry.value);
     }
     return std::nullopt;
 }

@@ -31,6 +31,10 @@ private:
     amqp_table_t table_{};
 };
 
+// The value of an integer field, whatever its integer type (a u64 above INT64_MAX is
+// INT64_MAX); nullopt for any other type.
+std::optional<std::int64_t> integer_value(const amqp_field_value_t &field);
+
 // The integer value of field name in table, whatever its integer type; nullopt when the
 // field is absent or not an integer.
 std::optional<std::int64_t> integer_field(const amqp_table_t &table, std::string_view name);

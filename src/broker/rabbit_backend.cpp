@@ -2,6 +2,7 @@
 
 #include "../amqp_properties.hpp"
 #include "../envelope_codec.hpp"
+#include "rabbit_browser.hpp"
 #include "rabbit_consumer.hpp"
 
 #include <algorithm>
@@ -117,6 +118,14 @@ std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> 
     for (const std::string &queue : queues) configs.push_back(config_of(queue));
     if (configs.empty()) throw Error(QY_ERR_INVALID_ARGUMENT, "queue", "no queue to consume");
     return std::make_unique<RabbitConsumer>(*this, configs, std::move(observer));
+}
+
+QueueCounts RabbitBackend::counts(const std::string &queue_name) {
+    return publisher_.inspect(queue_name, deadline());
+}
+
+std::unique_ptr<QueueBrowser> RabbitBackend::browse(const std::string &queue_name) {
+    return std::make_unique<RabbitBrowser>(publisher_, queue_name, publish_timeout_);
 }
 
 void RabbitBackend::close() {

@@ -30,6 +30,9 @@ public:
     using Backend::consume;
     std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues,
                                       std::shared_ptr<ConsumerObserver> observer) override;
+    // On the publishing connection, each call bounded by the publish timeout.
+    QueueCounts counts(const std::string &queue_name) override;
+    std::unique_ptr<QueueBrowser> browse(const std::string &queue_name) override;
     void close() override;
 
     // Publishes prepared messages and waits for their outcomes (used by settles too),

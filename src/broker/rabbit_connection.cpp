@@ -335,6 +335,92 @@ void RabbitConnection::set_aside(const std::shared_ptr<Subscription> &subscripti
           [](const Error &) {}});
 }
 
+QueueCounts RabbitConnection::inspect(const std::string &queue, Clock::time_point deadline) {
+    return call<QueueCounts>(
+        [this, queue](AmqpSession &session) {
+            // A channel of its own: a missing queue's 404 closes it, and nothing else.
+            const amqp_channel_t channel = free_channel();
+            session.open_channel(channel);
+            const QueueCounts counts = session.inspect_queue(channel, queue);
+            session.close_channel(channel);
+            return counts;
+        },
+        deadline, "looking at queue '" + queue + "'");
+}
+
+std::shared_ptr<BorrowedChannel> RabbitConnection::borrow_channel(const std::string &queue,
+                                                                  Clock::time_point deadline) {
+    auto borrowed = std::make_shared<BorrowedChannel>();
+    borrowed->queue = queue;
+    call<void>(
+        [this, borrowed](AmqpSession &session) {
+            borrowed->channel = free_channel();
+            session.open_channel(borrowed->channel);
+            borrowed->open = true;
+            borrowed_.push_back(borrowed);
+        },
+        deadline, "opening a channel to browse queue '" + queue + "'");
+    return borrowed;
+}
+
+template <typename Result>
+Result RabbitConnection::on_borrowed(const std::shared_ptr<BorrowedChannel> &borrowed,
+                                     std::function<Result(AmqpSession &)> body,
+                                     Clock::time_point deadline, const std::string &what) {
+    return call<Result>(
+        [this, borrowed, body](AmqpSession &session) {
+            if (!borrowed->open)
+                throw Error(QY_ERR_CONNECTION, "",
+                            "the channel browsing queue '" + borrowed->queue + "' was lost (" +
+                                last_error_ + "); the messages it had taken are back in the queue");
+            try {
+                return body(session);
+            } catch (const ChannelClosed &) {
+                borrowed->open = false;  // the session answered the broker's close
+                std::erase(borrowed_, borrowed);
+                throw;
+            }
+        },
+        deadline, what);
+}
+
+std::optional<BrowsedMessage> RabbitConnection::get(
+    const std::shared_ptr<BorrowedChannel> &borrowed, Clock::time_point deadline) {
+    return on_borrowed<std::optional<BrowsedMessage>>(
+        borrowed,
+        [borrowed](AmqpSession &session) {
+            return session.get(borrowed->channel, borrowed->queue);
+        },
+        deadline, "taking a message from queue '" + borrowed->queue + "'");
+}
+
+void RabbitConnection::ack(const std::shared_ptr<BorrowedChannel> &borrowed, std::uint64_t tag,
+                           Clock::time_point deadline) {
+    on_borrowed<void>(
+        borrowed, [borrowed, tag](AmqpSession &session) { session.ack(borrowed->channel, tag); },
+        deadline, "removing a message from queue '" + borrowed->queue + "'");
+}
+
+void RabbitConnection::give_back(const std::shared_ptr<BorrowedChannel> &borrowed) {
+    auto done = std::make_shared<std::promise<void>>();
+    auto finished = done->get_future();
+    post({[this, borrowed, done](AmqpSession &session) {
+              std::erase(borrowed_, borrowed);
+              // Answered once the broker took back what the channel held: a caller that
+              // counts the queue next sees every message.
+              try {
+                  if (std::exchange(borrowed->open, false))
+                      session.close_channel(borrowed->channel);
+              } catch (...) {
+                  done->set_value();
+                  throw;
+              }
+              done->set_value();
+          },
+          [done](const Error &) { done->set_value(); }});
+    finished.wait_for(std::chrono::seconds(5));
+}
+
 void RabbitConnection::flush_acks(Clock::time_point deadline) {
     call<void>([this](AmqpSession &) { send_acks(); }, deadline, "sending acknowledgements");
 }
@@ -593,6 +679,9 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
         for (const QueueSpec &spec : again) session_->send_declare(declare_channel, spec);
         return;
     }
+    for (const auto &borrowed : borrowed_)
+        if (borrowed->channel == channel) borrowed->open = false;  // what it held went back
+    std::erase_if(borrowed_, [](const auto &b) { return !b->open; });
     const auto found = std::find_if(subscriptions_.begin(), subscriptions_.end(),
                                     [channel](const auto &s) { return s->channel == channel; });
     if (found == subscriptions_.end()) return;
@@ -628,6 +717,8 @@ void RabbitConnection::on_connection_lost(const Error &error) {
     declares_.fail_all(
         Error(QY_ERR_CONNECTION, "",
               "the connection was lost before the broker answered (" + last_error_ + ")"));
+    for (const auto &borrowed : borrowed_) borrowed->open = false;
+    borrowed_.clear();
     // Deliveries not yet taken become stale: the consumer discards them (the broker
     // redelivers them) and settles of taken ones are refused.
     for (const auto &subscription : subscriptions_) {
@@ -744,13 +835,16 @@ void RabbitConnection::hand_back(Subscription &subscription) {
 
 amqp_channel_t RabbitConnection::free_channel() const {
     const amqp_channel_t last = session_->channel_max();
+    auto holds = [](std::uint32_t channel) {
+        return [channel](const auto &holder) { return holder->channel == channel; };
+    };
     for (std::uint32_t channel = first_consumer_channel; channel <= last; ++channel)
-        if (std::none_of(subscriptions_.begin(), subscriptions_.end(),
-                         [channel](const auto &s) { return s->channel == channel; }))
+        if (std::none_of(subscriptions_.begin(), subscriptions_.end(), holds(channel)) &&
+            std::none_of(borrowed_.begin(), borrowed_.end(), holds(channel)))
             return static_cast<amqp_channel_t>(channel);
     throw Error(QY_ERR_BROKER, "",
                 "out of AMQP channels: the broker allows " + std::to_string(last) +
-                    " per connection, and every one holds an open consumer");
+                    " per connection, and every one is in use (consumers, browsers)");
 }
 
 void RabbitConnection::open_subscription(Subscription &subscription) {

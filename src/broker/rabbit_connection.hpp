@@ -99,6 +99,15 @@ struct Subscription {
     std::size_t set_aside = 0;
 };
 
+// A channel lent to one caller, who takes messages on it with basic.get (a
+// QueueBrowser): the messages taken and not acknowledged go back to their queue when it
+// is given back, or with the connection.
+struct BorrowedChannel {
+    std::string queue;
+    std::uint16_t channel = 0;  // I/O thread only
+    bool open = false;          // I/O thread only; false once closed or lost
+};
+
 enum class Settlement { ack, reject_requeue, reject_drop };
 
 struct ConnectionCounters {
@@ -166,6 +175,24 @@ public:
     // channel: past that the parked deliveries fill the prefetch. Never throws.
     void set_aside(const std::shared_ptr<Subscription> &subscription,
                    const IncomingDelivery &delivery);
+    // A passive declare on a channel of its own: the queue's counts. Throws Error
+    // (QY_ERR_NOT_FOUND: no such queue).
+    QueueCounts inspect(const std::string &queue, Clock::time_point deadline);
+    // A channel of its own for taking the messages of queue one at a time. Throws Error.
+    std::shared_ptr<BorrowedChannel> borrow_channel(const std::string &queue,
+                                                    Clock::time_point deadline);
+    // basic.get on the borrowed channel: the next message, or nullopt when the queue has
+    // no more. Throws Error: QY_ERR_CONNECTION when the channel was lost (with the
+    // connection, or closed by the broker), and with it every message it held.
+    std::optional<BrowsedMessage> get(const std::shared_ptr<BorrowedChannel> &borrowed,
+                                      Clock::time_point deadline);
+    // Acknowledges a message taken on the borrowed channel; throws Error as get() does
+    // (the message is then back in its queue).
+    void ack(const std::shared_ptr<BorrowedChannel> &borrowed, std::uint64_t tag,
+             Clock::time_point deadline);
+    // Closes the borrowed channel: what it holds goes back to the queue. Never throws.
+    void give_back(const std::shared_ptr<BorrowedChannel> &borrowed);
+
     // The broker blocked publishing on this connection (connection.blocked, a memory or
     // disk alarm): publishes wait, unsent, until it unblocks or their deadline passes.
     bool publishing_blocked() const { return blocked_.load(); }
@@ -220,6 +247,11 @@ private:
     int ms_until_resubscribe(int cap_ms) const;
     // Starts a consumer on the subscription's open channel under a new tag.
     void start_consumer(Subscription &subscription);
+    // Runs body on the I/O thread with the borrowed channel, which must still be open.
+    template <typename Result>
+    Result on_borrowed(const std::shared_ptr<BorrowedChannel> &borrowed,
+                       std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
+                       const std::string &what);
     // The lowest channel number no subscription holds: numbers are reused, or a client
     // would run out after channel_max consumers opened over its life.
     amqp_channel_t free_channel() const;
@@ -236,6 +268,7 @@ private:
     PendingDeclares declares_;                                  // I/O thread only
     std::uint64_t max_message_size_;                            // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
+    std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;    // I/O thread only
     std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set on the I/O thread
     std::string last_error_;
     // The last poll saw input on the socket, or did not look: read_frames() may read it.

@@ -1,6 +1,7 @@
 #include "memory_backend.hpp"
 
 #include "memory_broker.hpp"
+#include "memory_browser.hpp"
 #include "memory_consumer.hpp"
 
 namespace queuey {
@@ -26,6 +27,14 @@ std::unique_ptr<Consumer> MemoryBackend::consume(const std::vector<std::string> 
                                                  std::shared_ptr<ConsumerObserver> observer) {
     return std::make_unique<MemoryConsumer>(broker_, broker_->subscribe(queues),
                                             std::move(observer));
+}
+
+QueueCounts MemoryBackend::counts(const std::string &queue_name) {
+    return broker_->counts(queue_name);
+}
+
+std::unique_ptr<QueueBrowser> MemoryBackend::browse(const std::string &queue_name) {
+    return std::make_unique<MemoryBrowser>(broker_, queue_name);
 }
 
 void MemoryBackend::close() {

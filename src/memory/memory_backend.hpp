@@ -47,6 +47,9 @@ public:
     // queues take turns. Freeing the consumer puts its unsettled deliveries back.
     std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues,
                                       std::shared_ptr<ConsumerObserver> observer) override;
+    // Any queue, q.dead included; hold queues are not queues here (snapshot().held).
+    QueueCounts counts(const std::string &queue_name) override;
+    std::unique_ptr<QueueBrowser> browse(const std::string &queue_name) override;
     // Wakes every blocked next() (it throws QY_ERR_CLOSED), stops the hold timer and drops
     // the held jobs, and puts unsettled deliveries back into their queues (their settles
     // then throw QY_ERR_CLOSED). The snapshot stays readable. Idempotent.

@@ -3,6 +3,7 @@
 #include "../error.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <variant>
 
 namespace queuey {
@@ -13,6 +14,15 @@ namespace {
 constexpr std::int64_t max_message_ttl_ms = 4294967295;
 
 Error closed_error() { return Error(QY_ERR_CLOSED, "", "the memory backend was closed"); }
+
+// The entry of a queue that must exist, as a passive declare finds it (const or not).
+template <typename Queues>
+auto &existing(Queues &queues, const std::string &queue) {
+    const auto found = queues.find(queue);
+    if (found == queues.end())
+        throw Error(QY_ERR_NOT_FOUND, "queue", "there is no queue '" + queue + "'");
+    return found->second;
+}
 
 // Refuses what a hold queue could not express: a negative delay or one above
 // max_delay_ms. Unlike RabbitMQ's hold queues, the delay is not rounded to a granularity.
@@ -167,6 +177,44 @@ std::vector<PublishOutcome> MemoryBroker::publish(const std::vector<Envelope> &e
     return outcomes;
 }
 
+QueueCounts MemoryBroker::counts(const std::string &queue) const {
+    std::lock_guard lock(mutex_);
+    if (closed_) throw closed_error();
+    const MemoryQueue &found = existing(queues_, queue).queue;
+    return {found.ready(), found.consumers()};
+}
+
+// ---- browsing -------------------------------------------------------------------------
+
+std::optional<QueuedMessage> MemoryBroker::take_browsed(const std::string &queue) {
+    std::lock_guard lock(mutex_);
+    if (closed_) throw closed_error();
+    MemoryQueue &found = existing(queues_, queue).queue;
+    std::vector<Envelope> expired;
+    std::optional<QueuedMessage> message = found.pop(Clock::now(), expired);
+    record_expired_locked(queue, expired);
+    if (message) found.count_delivered();
+    return message;
+}
+
+void MemoryBroker::remove_browsed(const std::string &queue) {
+    std::lock_guard lock(mutex_);
+    existing(queues_, queue).queue.count_settled();
+    idle_changed_.notify_all();
+}
+
+void MemoryBroker::put_back_browsed(const std::string &queue, std::vector<QueuedMessage> messages) {
+    std::lock_guard lock(mutex_);
+    const auto found = queues_.find(queue);
+    if (found == queues_.end()) return;  // queues are never removed
+    for (QueuedMessage &message : messages) {
+        found->second.queue.count_settled();
+        found->second.queue.requeue(std::move(message), /*redelivered=*/true);
+    }
+    available_.notify_all();
+    idle_changed_.notify_all();
+}
+
 // ---- consuming ------------------------------------------------------------------------
 
 std::shared_ptr<MemorySubscription> MemoryBroker::subscribe(
@@ -179,7 +227,14 @@ std::shared_ptr<MemorySubscription> MemoryBroker::subscribe(
         subscription->sources.push_back({std::move(config), &queues_.find(queue)->second.queue, 0});
     }
     if (closed_) throw closed_error();
+    for (const auto &source : subscription->sources) source.queue->count_consumer(true);
+    subscription->counted = true;
     return subscription;
+}
+
+void MemoryBroker::uncount_locked(MemorySubscription &subscription) {
+    if (!std::exchange(subscription.counted, false)) return;
+    for (const auto &source : subscription.sources) source.queue->count_consumer(false);
 }
 
 void MemoryBroker::cancel(const std::shared_ptr<MemorySubscription> &subscription) {
@@ -188,11 +243,13 @@ void MemoryBroker::cancel(const std::shared_ptr<MemorySubscription> &subscriptio
     for (MemoryLease *lease : leases_)
         if (lease->subscription == subscription) owned.push_back(lease);
     for (MemoryLease *lease : owned) revoke_locked(*lease);
+    uncount_locked(*subscription);
 }
 
 void MemoryBroker::stop(const std::shared_ptr<MemorySubscription> &subscription) {
     std::lock_guard lock(mutex_);
     subscription->stopped = true;
+    uncount_locked(*subscription);
     available_.notify_all();
 }
 
@@ -256,6 +313,8 @@ MalformedBody MemoryBroker::dead_letter_malformed_locked(const MemorySubscriptio
     MalformedBody body{queue, queued.message.malformed, queued.message.envelope.job_id, false, ""};
     history_.dead_lettered(
         {queue, queued.message.envelope, "malformed envelope", queued.message.malformed});
+    queued.message.dead_letter_headers =
+        dead_letter_properties(queued.message.envelope, "malformed envelope").headers;
     body.copied = route_locked(dead_letter_queue_name(queue), std::move(queued.message), now);
     if (!body.copied) body.copy_failure = "no queue '" + dead_letter_queue_name(queue) + "'";
     idle_changed_.notify_all();
@@ -340,7 +399,9 @@ void MemoryBroker::dead_letter(MemoryLease &lease, const std::string &reason) {
     check_settleable_locked(lease);
     const std::string &queue = lease.config.name;
     const Envelope &envelope = lease.message.message.envelope;
-    if (!route_locked(dead_letter_queue_name(queue), MemoryMessage{envelope, {}}, Clock::now()))
+    MemoryMessage letter{envelope, {}};
+    letter.dead_letter_headers = dead_letter_properties(envelope, reason).headers;
+    if (!route_locked(dead_letter_queue_name(queue), std::move(letter), Clock::now()))
         throw Error(QY_ERR_UNROUTABLE, "", "no queue '" + dead_letter_queue_name(queue) + "'");
     history_.dead_lettered({queue, envelope, reason, {}});
     finish_locked(lease, MemoryLease::State::settled);

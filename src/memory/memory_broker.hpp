@@ -34,6 +34,7 @@ struct MemorySubscription {
     std::vector<Source> sources;
     std::size_t cursor = 0;  // the source to try first: round robin, so that none starves
     bool stopped = false;    // Consumer::stop(): no new deliveries
+    bool counted = false;    // among its queues' consumers (until stopped or cancelled)
 };
 
 // One delivered message until it is settled or goes back to its queue.
@@ -98,6 +99,15 @@ public:
     // (its holder may have been running it), as after a crash on RabbitMQ.
     void release(MemoryLease &lease);
 
+    // As a passive declare: any queue, q.dead included (holds are no queues here).
+    // Throws Error(QY_ERR_NOT_FOUND).
+    QueueCounts counts(const std::string &queue) const;
+    // Browsing (MemoryBrowser): the next message of queue, out of it until the browser
+    // removes it or puts it back (with the others it took, marked redelivered).
+    std::optional<QueuedMessage> take_browsed(const std::string &queue);
+    void remove_browsed(const std::string &queue);
+    void put_back_browsed(const std::string &queue, std::vector<QueuedMessage> messages);
+
     MemorySnapshot snapshot();
     void clear_history();
     bool wait_until_idle(std::chrono::milliseconds timeout);
@@ -116,6 +126,8 @@ private:
     };
 
     QueueConfig config_of_locked(const std::string &queue) const;
+    // Takes the subscription out of its queues' consumer counts, once.
+    void uncount_locked(MemorySubscription &subscription);
     bool route_locked(const std::string &queue, MemoryMessage message, Clock::time_point now);
     Taken take_locked(const std::shared_ptr<MemorySubscription> &subscription);
     MalformedBody dead_letter_malformed_locked(const MemorySubscription::Source &source,

@@ -2,10 +2,12 @@
 // decode from its body, so that handlers see the same envelope on both backends.
 #pragma once
 
+#include "../amqp_properties.hpp"
 #include "../envelope.hpp"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace queuey {
 
@@ -16,6 +18,9 @@ struct MemoryMessage {
     std::string malformed;
     // How often the job was lost before (the x-lost-runs header on RabbitMQ).
     std::uint32_t lost_runs = 0;
+    // For a dead letter: the headers its publish to q.dead carries on RabbitMQ
+    // (x-death-reason, x-original-queue, x-attempts and the envelope's own).
+    std::vector<AmqpHeader> dead_letter_headers{};
 };
 
 // Passes envelope through its wire form (encode, then decode), as a publish to RabbitMQ

@@ -44,6 +44,12 @@ void MemoryQueue::requeue(QueuedMessage message, bool redelivered) {
     level.insert(place, std::move(message));
 }
 
+std::size_t MemoryQueue::ready() const {
+    std::size_t count = 0;
+    for (const auto &[level, messages] : levels_) count += messages.size();
+    return count;
+}
+
 std::optional<QueuedMessage> MemoryQueue::pop(Clock::time_point now,
                                               std::vector<Envelope> &expired) {
     expire(now, expired);

@@ -55,6 +55,12 @@ public:
     std::vector<Envelope> pending() const;
     bool empty() const { return levels_.empty(); }
 
+    // Waiting to be delivered.
+    std::size_t ready() const;
+    // Consumers subscribed and not stopped, as a passive declare counts them.
+    std::uint32_t consumers() const { return consumers_; }
+    void count_consumer(bool added) { added ? ++consumers_ : --consumers_; }
+
     // Delivered and not yet settled or requeued.
     std::size_t in_flight() const { return in_flight_; }
     void count_delivered() { ++in_flight_; }
@@ -71,6 +77,7 @@ private:
     std::map<std::uint8_t, std::deque<QueuedMessage>, std::greater<>> levels_;
     std::uint64_t next_sequence_ = 0;
     std::size_t in_flight_ = 0;
+    std::uint32_t consumers_ = 0;
 };
 
 }  // namespace queuey

@@ -126,6 +126,12 @@ public:
         return std::make_unique<FaultyConsumer>(inner_->consume(queues, std::move(observer)),
                                                 faults_);
     }
+    QueueCounts counts(const std::string &queue_name) override {
+        return inner_->counts(queue_name);
+    }
+    std::unique_ptr<QueueBrowser> browse(const std::string &queue_name) override {
+        return inner_->browse(queue_name);
+    }
     void close() override { inner_->close(); }
 
 private:

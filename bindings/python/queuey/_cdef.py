@@ -20,6 +20,7 @@ typedef enum qy_status {
     QY_ERR_STALE_DELIVERY = -29,
     QY_ERR_ALREADY_SETTLED = -30,
     QY_ERR_NOT_SENT = -31,
+    QY_ERR_NOT_FOUND = -32,
 } qy_status;
 const char *qy_status_name(qy_status status);
 typedef struct qy_error qy_error;
@@ -115,6 +116,29 @@ qy_status qy_queue_config_set_message_ttl_ms(qy_queue_config *config, int64_t tt
 qy_status qy_queue_config_set_prefetch(qy_queue_config *config, uint16_t prefetch, qy_error **err);
 qy_status qy_queue_config_set_delay_granularity_ms(qy_queue_config *config, uint32_t granularity_ms, qy_error **err);
 qy_status qy_client_declare(qy_client *client, const qy_queue_config *config, qy_error **err);
+qy_status qy_client_queue_counts(qy_client *client, const char *queue_name, uint64_t *ready, uint32_t *consumers, qy_error **err);
+typedef struct qy_message_filter qy_message_filter;
+qy_status qy_message_filter_new(qy_message_filter **out, qy_error **err);
+void qy_message_filter_free(qy_message_filter *filter);
+qy_status qy_message_filter_add_job_id(qy_message_filter *filter, const char *job_id, qy_error **err);
+qy_status qy_message_filter_set_job_type(qy_message_filter *filter, const char *job_type, qy_error **err);
+qy_status qy_message_filter_set_reason_contains(qy_message_filter *filter, const char *text, qy_error **err);
+qy_status qy_message_filter_set_older_than_ms(qy_message_filter *filter, uint64_t age_ms, qy_error **err);
+typedef struct qy_message qy_message;
+const char *qy_message_job_id(const qy_message *message);
+const char *qy_message_job_type(const qy_message *message);
+uint32_t qy_message_attempt(const qy_message *message);
+const char *qy_message_reason(const qy_message *message);
+const char *qy_message_original_queue(const qy_message *message);
+int qy_message_redelivered(const qy_message *message);
+const qy_envelope *qy_message_envelope(const qy_message *message);
+const char *qy_message_decode_error(const qy_message *message);
+const char *qy_message_headers_json(const qy_message *message);
+const char *qy_message_body(const qy_message *message, size_t *len);
+typedef int (*qy_message_visit_fn)(const struct qy_message *message, void *user_data);
+qy_status qy_client_browse(qy_client *client, const char *queue_name, const qy_message_filter *filter, size_t limit, qy_message_visit_fn visit, void *user_data, qy_error **err);
+qy_status qy_client_replay_dead_letters(qy_client *client, const char *queue, const qy_message_filter *filter, int keep_attempt, uint64_t *replayed, qy_error **err);
+qy_status qy_client_purge_dead_letters(qy_client *client, const char *queue, const qy_message_filter *filter, uint64_t *purged, qy_error **err);
 typedef struct qy_producer qy_producer;
 qy_status qy_producer_new(qy_client *client, qy_producer **out, qy_error **err);
 void qy_producer_free(qy_producer *producer);

@@ -29,6 +29,7 @@ class Status(enum.IntEnum):
     STALE_DELIVERY = -29
     ALREADY_SETTLED = -30
     NOT_SENT = -31
+    NOT_FOUND = -32
 
 
 class QueueyError(Exception):
@@ -60,7 +61,8 @@ class EnvelopeError(QueueyError, ValueError):
 
 class BrokerError(QueueyError):
     """The broker could not be reached or refused something (CONNECTION, TIMEOUT,
-    UNROUTABLE, NACKED, PRECONDITION_FAILED, BROKER, UNSUPPORTED, AUTH, NOT_SENT)."""
+    UNROUTABLE, NACKED, PRECONDITION_FAILED, BROKER, UNSUPPORTED, AUTH, NOT_SENT,
+    NOT_FOUND)."""
 
 
 class ClosedError(QueueyError):
@@ -86,6 +88,7 @@ _FAMILIES: dict[Status, type[QueueyError]] = {
     Status.UNSUPPORTED: BrokerError,
     Status.AUTH: BrokerError,
     Status.NOT_SENT: BrokerError,
+    Status.NOT_FOUND: BrokerError,
     Status.CLOSED: ClosedError,
     Status.STALE_DELIVERY: DeliveryError,
     Status.ALREADY_SETTLED: DeliveryError,
