@@ -294,6 +294,19 @@ func (w *Worker) Counter(c Counter) uint64 {
 	return read(&w.h, func(p *C.qy_worker) uint64 { return uint64(C.qy_worker_counter(p, C.qy_counter(c))) })
 }
 
+// MetricsText is the worker's metrics in the Prometheus text exposition format, version
+// 0.0.4 (docs/metrics.md lists them); from any goroutine, while Run runs too.
+func (w *Worker) MetricsText() (string, error) {
+	var text []byte
+	err := w.h.use(func(p *C.qy_worker) (err error) {
+		text, err = handedOut(func(out **C.char, n *C.size_t, err **C.qy_error) C.qy_status {
+			return C.qy_worker_metrics_text(p, out, n, err)
+		})
+		return err
+	})
+	return string(text), err
+}
+
 // Close shuts the worker down, waits for Run to return and frees the worker. Not from
 // a handler: Run waits for its handlers. Idempotent.
 func (w *Worker) Close() error {
