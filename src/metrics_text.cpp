@@ -129,8 +129,7 @@ void write_counters(Exposition &out, const WorkerCounters &counters) {
     out.sample("queuey_worker_lost_runs_total", {}, counters.worker_lost);
 
     out.family("queuey_worker_settle_failures_total", "counter",
-               "Settles (ack, retry, deferral, dead letter) that failed and were kept to be "
-               "tried again.");
+               "Settle tries (ack, retry, deferral, dead letter, requeue) that failed.");
     out.sample("queuey_worker_settle_failures_total", {}, counters.settle_failures);
 
     out.family("queuey_worker_jobs_in_flight", "gauge", "Jobs the worker is running now.");

@@ -83,7 +83,7 @@ queuey_worker_malformed_total{action="dropped"} 7
 # HELP queuey_worker_lost_runs_total Redelivered jobs taken as lost runs (their worker may have been lost while running them).
 # TYPE queuey_worker_lost_runs_total counter
 queuey_worker_lost_runs_total 8
-# HELP queuey_worker_settle_failures_total Settles (ack, retry, deferral, dead letter) that failed and were kept to be tried again.
+# HELP queuey_worker_settle_failures_total Settle tries (ack, retry, deferral, dead letter, requeue) that failed.
 # TYPE queuey_worker_settle_failures_total counter
 queuey_worker_settle_failures_total 9
 # HELP queuey_worker_jobs_in_flight Jobs the worker is running now.
