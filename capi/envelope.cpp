@@ -3,12 +3,11 @@
 
 #include "../src/envelope_codec.hpp"
 
-#include <cstring>
-
 using queuey::capi::guarded;
 using queuey::capi::make_handle;
 using queuey::capi::require;
 using queuey::capi::require_text;
+using queuey::capi::string_copy;
 
 extern "C" {
 
@@ -33,8 +32,7 @@ qy_status qy_envelope_to_bytes(const qy_envelope *env, char **out, size_t *out_l
         const std::string body = queuey::encode_envelope(require(env, "env").value);
         char *&target = require(out, "out");
         size_t &length = require(out_len, "out_len");
-        target = new char[body.size() + 1];
-        std::memcpy(target, body.c_str(), body.size() + 1);
+        target = string_copy(body);
         length = body.size();
     });
 }

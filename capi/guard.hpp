@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -43,6 +44,14 @@ inline std::shared_ptr<void> own_user_data(void *user_data, void (*destroy)(void
     return std::shared_ptr<void>(user_data, [destroy](void *data) {
         if (destroy != nullptr && data != nullptr) destroy(data);
     });
+}
+
+// A NUL-terminated copy of text for a `char *` result, freed with qy_string_free().
+inline char *string_copy(std::string_view text) {
+    char *copy = new char[text.size() + 1];
+    std::memcpy(copy, text.data(), text.size());
+    copy[text.size()] = '\0';
+    return copy;
 }
 
 qy_status report(qy_error **err, qy_status status, const char *message, const std::string &field) noexcept;

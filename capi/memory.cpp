@@ -1,10 +1,9 @@
 // qy_client_memory_*: inspecting a memory:// client, for tests of users' handlers.
 #include "guard.hpp"
 
-#include <cstring>
-
 using queuey::capi::guarded;
 using queuey::capi::require;
+using queuey::capi::string_copy;
 
 namespace {
 
@@ -52,12 +51,6 @@ uint64_t count(const queuey::MemorySnapshot &snapshot, const char *queue, qy_mem
     throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "what", "not a qy_memory_count value");
 }
 
-char *copy_of(const std::string &text) {
-    char *copy = new char[text.size() + 1];
-    std::memcpy(copy, text.c_str(), text.size() + 1);
-    return copy;
-}
-
 }  // namespace
 
 extern "C" {
@@ -80,7 +73,7 @@ qy_status qy_client_memory_dead_letter(qy_client *client, size_t index, qy_envel
                                 "there are " + std::to_string(snapshot.dead_lettered.size()) + " dead letters");
         const auto &dead = snapshot.dead_lettered[index];
         auto envelope = std::make_unique<qy_envelope>(qy_envelope{dead.envelope});
-        reason_out = copy_of(dead.reason);
+        reason_out = string_copy(dead.reason);
         env_out = envelope.release();
     });
 }

@@ -7,6 +7,7 @@ using queuey::capi::make_handle;
 using queuey::capi::own_user_data;
 using queuey::capi::require;
 using queuey::capi::require_text;
+using queuey::capi::string_copy;
 
 namespace {
 
@@ -61,6 +62,15 @@ qy_status qy_worker_new(qy_client *client, const char *const *queues, size_t que
         if (worker->options.queues.empty())
             throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "queues",
                                 "a worker needs at least one queue");
+        worker->options.queue_depths = [backend = source.backend,
+                                        queues = worker->options.queues] {
+            std::vector<queuey::QueueDepth> depths;
+            for (const std::string &queue : queues) {
+                const queuey::QueueCounts counts = backend->counts(queue);
+                depths.push_back({queue, counts.ready, counts.consumers});
+            }
+            return depths;
+        };
         target = worker.release();
     });
 }
@@ -207,6 +217,26 @@ uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter) {
         case QY_COUNTER_PARKED: return counters.parked;
     }
     return 0;
+}
+
+qy_status qy_worker_metrics_text(const qy_worker *worker, char **out, size_t *out_len,
+                                 qy_error **err) {
+    if (out != nullptr) *out = nullptr;
+    return guarded(err, [&] {
+        const auto &source = require(worker, "worker");
+        char *&target = require(out, "out");
+        size_t &length = require(out_len, "out_len");
+        const queuey::Worker *core = nullptr;
+        {
+            std::lock_guard lock(source.mutex);
+            core = source.worker.get();  // once set, kept until qy_worker_free()
+        }
+        // Outside the lock: the queue depths may ask the broker, and qy_worker_shutdown()
+        // must not wait for that.
+        const std::string text = core ? core->metrics_text() : queuey::render_metrics_text({});
+        target = string_copy(text);
+        length = text.size();
+    });
 }
 
 const qy_envelope *qy_job_envelope(const qy_job *job) { return job ? &job->envelope : nullptr; }

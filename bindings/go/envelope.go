@@ -118,9 +118,17 @@ func (e *Envelope) Bytes() ([]byte, error) {
 }
 
 func envelopeBytes(p *C.qy_envelope) ([]byte, error) {
+	return handedOut(func(out **C.char, n *C.size_t, err **C.qy_error) C.qy_status {
+		return C.qy_envelope_to_bytes(p, out, n, err)
+	})
+}
+
+// handedOut is a copy of the buffer that f hands out through out and n (a `char *`
+// result, freed here with qy_string_free).
+func handedOut(f func(out **C.char, n *C.size_t, err **C.qy_error) C.qy_status) ([]byte, error) {
 	var out *C.char
 	var n C.size_t
-	if err := call(func(err **C.qy_error) C.qy_status { return C.qy_envelope_to_bytes(p, &out, &n, err) }); err != nil {
+	if err := call(func(err **C.qy_error) C.qy_status { return f(&out, &n, err) }); err != nil {
 		return nil, err
 	}
 	defer C.qy_string_free(out)

@@ -6,8 +6,12 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -292,6 +296,50 @@ const (
 // Counter reads a count of what the worker did; from any goroutine while it runs.
 func (w *Worker) Counter(c Counter) uint64 {
 	return read(&w.h, func(p *C.qy_worker) uint64 { return uint64(C.qy_worker_counter(p, C.qy_counter(c))) })
+}
+
+// MetricsText is the worker's metrics in the Prometheus text exposition format, version
+// 0.0.4 (docs/metrics.md lists them); from any goroutine, while Run runs too.
+func (w *Worker) MetricsText() (string, error) {
+	var text []byte
+	err := w.h.use(func(p *C.qy_worker) (err error) {
+		text, err = handedOut(func(out **C.char, n *C.size_t, err **C.qy_error) C.qy_status {
+			return C.qy_worker_metrics_text(p, out, n, err)
+		})
+		return err
+	})
+	return string(text), err
+}
+
+// MetricsContentType is the media type of MetricsText, as MetricsHandler sends it.
+const MetricsContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+// MetricsHandler serves MetricsText to Prometheus scrapes (GET or HEAD), with the
+// Content-Type MetricsContentType; once the worker is closed it answers 503.
+//
+//	http.Handle("/metrics", worker.MetricsHandler())
+func (w *Worker) MetricsHandler() http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			rw.Header().Set("Allow", "GET, HEAD")
+			http.Error(rw, "only GET and HEAD", http.StatusMethodNotAllowed)
+			return
+		}
+		text, err := w.MetricsText()
+		if err != nil {
+			status := http.StatusInternalServerError
+			if errors.Is(err, ErrClosed) {
+				status = http.StatusServiceUnavailable
+			}
+			http.Error(rw, err.Error(), status)
+			return
+		}
+		rw.Header().Set("Content-Type", MetricsContentType)
+		rw.Header().Set("Content-Length", strconv.Itoa(len(text)))
+		if r.Method == http.MethodGet {
+			_, _ = io.WriteString(rw, text)
+		}
+	})
 }
 
 // Close shuts the worker down, waits for Run to return and frees the worker. Not from

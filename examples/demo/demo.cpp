@@ -5,8 +5,9 @@
 // on a later attempt (4 attempts at most, exponential backoff from 150 ms), one is
 // deferred once by its handler and then succeeds, and one poison job fails on every
 // attempt and ends dead-lettered. A worker with 8 threads runs until every job of this
-// run is settled, then the demo prints a summary. Exit status 0 only if the numbers add
-// up: every job settled once, as planned, and queuey's own counters agree.
+// run is settled, then the demo prints a summary and the worker's Prometheus metrics.
+// Exit status 0 only if the numbers add up: every job settled once, as planned, and
+// queuey's own counters agree.
 //
 // Re-runnable on the same broker without purging anything: the demo knows its jobs by
 // id, so jobs left over from an earlier, interrupted run are acknowledged and reported
@@ -21,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -311,6 +313,26 @@ std::string redacted(std::string url) {
     return url;
 }
 
+// The worker's metrics as a Prometheus scrape reads them (Worker::metrics_text()), cut to
+// what reads well here: no # lines, no samples at 0, and buckets only of send_email:
+// where its cumulative count grows, and +Inf.
+void print_metrics(const std::string &text) {
+    std::printf("\nmetrics (Prometheus text format; # lines, zeros and most buckets left out):\n");
+    std::istringstream lines(text);
+    std::string bucket_count;
+    for (std::string line; std::getline(lines, line);) {
+        const std::string value = line.substr(line.rfind(' ') + 1);
+        if (line.empty() || line[0] == '#' || value == "0") continue;
+        if (line.find("_bucket{") != std::string::npos) {
+            if (line.find("job_type=\"send_email\"") == std::string::npos ||
+                (value == bucket_count && line.find("+Inf") == std::string::npos))
+                continue;
+            bucket_count = value;
+        }
+        std::printf("  %s\n", line.c_str());
+    }
+}
+
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 int demo(const std::string &url) {
@@ -373,6 +395,7 @@ int demo(const std::string &url) {
                     static_cast<unsigned long long>(tally.leftovers.load()));
     std::printf("took %.2f s: %.2f s to connect, declare and enqueue, %.2f s to run the jobs\n",
                 seconds(Clock::now() - start), seconds(work_start - start), seconds(work_time));
+    print_metrics(worker.metrics_text());
 
     Check result = check(worker, run, tally, totals);
     auto &problems = result.problems;

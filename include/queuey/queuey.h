@@ -1144,6 +1144,21 @@ QY_API qy_status qy_worker_shutdown_on_signals(qy_worker *worker, qy_error **err
 /** A counter of what the worker did; readable from any thread while it runs. @since 0.1.0 */
 QY_API uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter);
 
+/**
+ * The worker's metrics in the Prometheus text exposition format, version 0.0.4, for an
+ * HTTP endpoint (Content-Type "text/plain; version=0.0.4; charset=utf-8"):
+ * queuey_jobs_total{queue,job_type,outcome}, the handler-duration histogram
+ * queuey_job_duration_seconds{queue,job_type} and the counters of qy_worker_counter()
+ * (docs/metrics.md lists every name). Before qy_worker_run() every count is 0 and no
+ * job series is listed. Thread-safe: from any thread, while qy_worker_run() runs too.
+ * *out receives a NUL-terminated buffer that the caller frees with qy_string_free();
+ * *out_len its length without the terminator. Errors: QY_ERR_INVALID_ARGUMENT (NULL),
+ * QY_ERR_NO_MEMORY.
+ * @since 0.2.0
+ */
+QY_API qy_status qy_worker_metrics_text(const qy_worker *worker, char **out, size_t *out_len,
+                                        qy_error **err);
+
 /** The job's envelope. Borrowed, valid during the handler call. @since 0.1.0 */
 QY_API const qy_envelope *qy_job_envelope(const qy_job *job);
 

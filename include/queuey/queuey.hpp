@@ -64,6 +64,15 @@ T *make(qy_status (*fn)(Params...), Args &&...args) {
     call(fn, std::forward<Args>(args)..., &out);
     return out;
 }
+// The text that fn(args..., &text, &len, &err) hands out (freed with qy_string_free).
+template <typename... Params, typename... Args>
+std::string text_of(qy_status (*fn)(Params...), Args &&...args) {
+    char *text = nullptr;
+    size_t len = 0;
+    call(fn, std::forward<Args>(args)..., &text, &len);
+    std::unique_ptr<char, void (*)(char *)> owned(text, qy_string_free);
+    return {text, len};
+}
 inline uint64_t ms(Millis d) { return d.count() < 0 ? 0 : static_cast<uint64_t>(d.count()); }
 inline uint32_t ms32(Millis d) {
     return d.count() > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(ms(d));
@@ -127,13 +136,7 @@ public:
         return id ? id : "";
     }
     /** The message body: compact JSON. */
-    std::string to_bytes() const {
-        char *bytes = nullptr;
-        size_t len = 0;
-        detail::call(qy_envelope_to_bytes, env_, &bytes, &len);
-        std::unique_ptr<char, void (*)(char *)> owned(bytes, qy_string_free);
-        return {bytes, len};
-    }
+    std::string to_bytes() const { return detail::text_of(qy_envelope_to_bytes, env_); }
     inline Envelope next_attempt() const;
     inline Envelope deferred(uint8_t priority) const;
 
@@ -524,6 +527,9 @@ public:
     void run() { invoke(qy_worker_run); }
     void shutdown() noexcept { qy_worker_shutdown(get()); }
     uint64_t counter(qy_counter which) const noexcept { return qy_worker_counter(get(), which); }
+    /** The metrics in the Prometheus text format (qy_worker_metrics_text); from any
+        thread, while run() runs too. */
+    std::string metrics_text() const { return detail::text_of(qy_worker_metrics_text, get()); }
 
 private:
     static qy_worker *make(Client &client, const std::vector<std::string> &queues) {

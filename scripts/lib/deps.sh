@@ -67,8 +67,9 @@ queuey_install_deps() {
 }
 
 # Python modules of the bindings suite, for the python3 that Meson finds (pip; Debian's
-# own python3 refuses pip installs (PEP 668), so there Debian's python3-MODULE packages).
-QUEUEY_PYTHON_MODULES=(cffi pytest)
+# own python3 refuses pip installs (PEP 668), so there Debian's python3-MODULE packages,
+# with the module's underscores as hyphens). prometheus_client: queuey.metrics' tests.
+QUEUEY_PYTHON_MODULES=(cffi pytest prometheus_client)
 
 queuey_install_python_deps() {
     local module missing=()
@@ -77,8 +78,9 @@ queuey_install_python_deps() {
     done
     ((${#missing[@]})) || return 0
     echo "deps: installing Python modules ${missing[*]}" >&2
+    local debian=("${missing[@]//_/-}")
     python3 -m pip install --quiet "${missing[@]}" </dev/null 2>/dev/null ||
-        queuey_install_deps "${missing[@]/#/python3-}"
+        queuey_install_deps "${debian[@]/#/python3-}"
 }
 
 # Celery for the binding benchmarks (bench/bindings/celery_rates.py), pinned, in a venv

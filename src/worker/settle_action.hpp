@@ -23,6 +23,7 @@ struct SettleAction {
     std::chrono::nanoseconds delay{0};  // retry, defer: its hold
     std::string reason{};               // dead_letter
     std::uint32_t lost_runs = 0;        // requeue_lost: the count after this loss
+    bool timed_out = false;             // the run went past the job timeout (queuey_jobs_total)
 
     // Publishes a successor into a hold queue.
     bool holds() const { return kind == Kind::retry || kind == Kind::defer; }

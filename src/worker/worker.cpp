@@ -85,6 +85,7 @@ void Worker::register_handler(const std::string &job_type, Handler handler,
              .second)
         throw Error(QY_ERR_INVALID_ARGUMENT, "job_type",
                     "a handler for job type `" + job_type + "` is already registered");
+    for (const auto &queue : options_.queues) job_metrics_.add_series(queue, job_type);
 }
 
 void Worker::shutdown() {
@@ -204,8 +205,8 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     }
     if (!options_.job_timeout) {
         static const std::atomic<bool> never_cancelled{false};
-        SettleAction action = decide(
-            *delivery, invoke(registration->handler, envelope, never_cancelled), registration);
+        SettleAction action =
+            decide(*delivery, run_handler(*delivery, *registration, never_cancelled), registration);
         settle(std::move(delivery), std::move(action));
         return;
     }
@@ -218,7 +219,7 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
         running_jobs_.push_back(job);
     }
     changed_.notify_all();
-    const JobOutcome outcome = invoke(registration->handler, envelope, job->cancelled);
+    const JobOutcome outcome = run_handler(*delivery, *registration, job->cancelled);
     {
         std::lock_guard lock(mutex_);
         std::erase(running_jobs_, job);
@@ -252,8 +253,10 @@ void Worker::watch_timeouts() {
         for (const auto &job : expired) {
             job->cancelled = true;
             ++counters_.timed_out;
-            settle(job->delivery,
-                   decide(*job->delivery, JobOutcome::retryable(error), job->registration));
+            SettleAction action =
+                decide(*job->delivery, JobOutcome::retryable(error), job->registration);
+            action.timed_out = true;
+            settle(job->delivery, std::move(action));
         }
         lock.lock();
     }
@@ -426,16 +429,61 @@ std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {
             (status != QY_ERR_PRECONDITION_FAILED && status != QY_ERR_INVALID_ARGUMENT))
             return error;
         log_unsettled(action, delivery.envelope(), error.what());
+        const bool timed_out = action.timed_out;
         action = dead_letter(delivery.envelope(),
                              std::string(action.name()) + " refused: " + error.what(),
                              counters_.dead_lettered_fatal);
+        action.timed_out = timed_out;
         return perform(delivery, action);
     } catch (const std::exception &error) {
         ++counters_.settle_failures;
         return Error(QY_ERR_INTERNAL, "", error.what());
     }
     if (action.counter) ++*action.counter;
+    count_outcome(delivery, action);
     return std::nullopt;
+}
+
+JobOutcome Worker::run_handler(const Delivery &delivery, const Registration &registration,
+                               const std::atomic<bool> &cancelled) {
+    const Envelope &envelope = delivery.envelope();
+    const auto start = std::chrono::steady_clock::now();
+    JobOutcome outcome = invoke(registration.handler, envelope, cancelled);
+    job_metrics_.observe(delivery.queue().name, envelope.job_type,
+                         std::chrono::steady_clock::now() - start);
+    return outcome;
+}
+
+void Worker::count_outcome(const Delivery &delivery, const SettleAction &action) {
+    JobMetricOutcome outcome = JobMetricOutcome::timed_out;
+    if (!action.timed_out) {
+        switch (action.kind) {
+            case SettleAction::Kind::ack: outcome = JobMetricOutcome::succeeded; break;
+            case SettleAction::Kind::retry: outcome = JobMetricOutcome::retried; break;
+            case SettleAction::Kind::defer: outcome = JobMetricOutcome::deferred; break;
+            case SettleAction::Kind::dead_letter: outcome = JobMetricOutcome::dead_lettered; break;
+            case SettleAction::Kind::requeue_lost: return;  // no run ended: it runs again
+        }
+    }
+    job_metrics_.count(delivery.queue().name, job_type_label(delivery.envelope()), outcome);
+}
+
+std::string_view Worker::job_type_label(const Envelope &envelope) const {
+    if (handlers_.contains(envelope.job_type)) return envelope.job_type;
+    return unregistered_job_type_label;
+}
+
+std::string Worker::metrics_text() const {
+    WorkerMetrics metrics{job_metrics_.snapshot(), counters(), {}};
+    if (options_.queue_depths) {
+        try {
+            metrics.depths = options_.queue_depths();
+        } catch (const std::exception &error) {
+            options_.logger.warn(std::string("metrics without the queues' counts: ") +
+                                 error.what());
+        }
+    }
+    return render_metrics_text(metrics);
 }
 
 void Worker::log_unsettled(const SettleAction &action, const Envelope &envelope,

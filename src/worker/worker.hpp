@@ -5,7 +5,9 @@
 #include "../backend.hpp"
 #include "../error.hpp"
 #include "../log.hpp"
+#include "../metrics_text.hpp"
 #include "job.hpp"
+#include "job_metrics.hpp"
 #include "parked_deliveries.hpp"
 #include "settle_action.hpp"
 #include "worker_counters.hpp"
@@ -13,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,7 +44,14 @@ struct WorkerOptions {
     // (a lock-free store, see StopSignals): the worker's threads look at it at least
     // every 100 ms.
     std::shared_ptr<const std::atomic<bool>> stop_requested;
+    // The counts of the queues the worker consumes, for metrics_text(); none when empty.
+    // Called on the thread that asks for the metrics.
+    std::function<std::vector<QueueDepth>()> queue_depths;
 };
+
+// The job_type label of the jobs whose type has no handler: their types come from the
+// producers, and a label per unknown type could grow without bound.
+inline constexpr std::string_view unregistered_job_type_label = "(no handler)";
 
 class Worker {
 public:
@@ -64,6 +74,10 @@ public:
     void shutdown();
 
     WorkerCounters counters() const { return counters_.snapshot(); }
+    // The job metrics and the counters (and the queue depths, when options.queue_depths
+    // is set and does not throw) in the Prometheus text format (metrics_text.hpp). From
+    // any thread, while run() runs too.
+    std::string metrics_text() const;
 
 private:
     struct Registration {
@@ -109,6 +123,13 @@ private:
     std::optional<Error> perform(Delivery &delivery, SettleAction &action);
     void log_unsettled(const SettleAction &action, const Envelope &envelope,
                        const std::string &why);
+    // One run of a handler, timed into job_metrics_.
+    JobOutcome run_handler(const Delivery &delivery, const Registration &registration,
+                           const std::atomic<bool> &cancelled);
+    // Counts in job_metrics_ the outcome of a settle that went through.
+    void count_outcome(const Delivery &delivery, const SettleAction &action);
+    // The job_type label of envelope's series: its type, or unregistered_job_type_label.
+    std::string_view job_type_label(const Envelope &envelope) const;
     const RetryPolicy &policy_for(const Delivery &delivery, const Registration *registration,
                                   const JobOutcome *outcome) const;
 
@@ -116,6 +137,7 @@ private:
     const WorkerOptions options_;
     std::map<std::string, Registration, std::less<>> handlers_;
     AtomicWorkerCounters counters_;
+    JobMetrics job_metrics_;  // thread-safe itself
 
     std::mutex mutex_;  // guards the fields below
     std::condition_variable changed_;

@@ -207,6 +207,7 @@ qy_status qy_worker_run(qy_worker *worker, qy_error **err);
 void qy_worker_shutdown(qy_worker *worker);
 qy_status qy_worker_shutdown_on_signals(qy_worker *worker, qy_error **err);
 uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter);
+qy_status qy_worker_metrics_text(const qy_worker *worker, char **out, size_t *out_len, qy_error **err);
 const qy_envelope *qy_job_envelope(const qy_job *job);
 int qy_job_cancelled(const qy_job *job);
 qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err);

@@ -86,6 +86,17 @@ def call(fn: Any, *args: Any) -> None:
     check(fn(*args, err), err)
 
 
+def call_for_bytes(fn: Any, *args: Any) -> bytes:
+    """The buffer that fn(*args, &out, &out_len, &err) hands out, copied, then freed
+    (qy_string_free); raises on failure."""
+    out, out_len = ffi.new("char **"), ffi.new("size_t *")
+    call(fn, *args, out, out_len)
+    try:
+        return bytes(ffi.unpack(out[0], out_len[0]))
+    finally:
+        lib.qy_string_free(out[0])
+
+
 def string(ptr: Any) -> str | None:
     """A borrowed `const char *` as str, None for NULL."""
     return None if ptr == ffi.NULL else ffi.string(ptr).decode("utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _convert
-from ._ffi import call, ffi, lib
+from ._ffi import call, call_for_bytes, ffi, lib
 from ._fields import EnvelopeFields
 from ._handle import Handle
 
@@ -46,12 +46,7 @@ class Envelope(Handle, EnvelopeFields):
 
     def to_bytes(self) -> bytes:
         """The message body: compact UTF-8 JSON."""
-        out, out_len = ffi.new("char **"), ffi.new("size_t *")
-        call(lib.qy_envelope_to_bytes, self._p, out, out_len)
-        try:
-            return bytes(ffi.unpack(out[0], out_len[0]))
-        finally:
-            lib.qy_string_free(out[0])
+        return call_for_bytes(lib.qy_envelope_to_bytes, self._p)
 
     def next_attempt(self) -> "Envelope":
         """The envelope a retry publishes: attempt + 1, priority 0."""

@@ -15,7 +15,7 @@ import weakref
 from typing import Any, Callable, Iterable, TypeVar
 
 from . import _convert
-from ._ffi import call, check, ffi, lib, new_err
+from ._ffi import call, call_for_bytes, check, ffi, lib, new_err
 from ._handle import Handle
 from .client import Client
 from .config import RetryPolicy, with_policy
@@ -264,6 +264,12 @@ class Worker(Handle):
     def counters(self) -> dict[str, int]:
         """Every counter, by lowercase name."""
         return {c.name.lower(): self.counter(c) for c in Counter}
+
+    def metrics_text(self) -> str:
+        """The worker's metrics in the Prometheus text format, version 0.0.4
+        (qy_worker_metrics_text; docs/metrics.md): from any thread, while run() runs too.
+        queuey.metrics.WorkerCollector hands them to prometheus_client."""
+        return call_for_bytes(lib.qy_worker_metrics_text, self._p).decode("utf-8", "replace")
 
     def close(self) -> None:
         """Shuts down, waits for run() to return and frees the worker. Idempotent."""
