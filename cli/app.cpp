@@ -1,8 +1,11 @@
 #include "app.hpp"
 
 #include "broker_url.hpp"
+#include "dead_commands.hpp"
 #include "enqueue_command.hpp"
 #include "global_options.hpp"
+#include "peek_command.hpp"
+#include "stats_command.hpp"
 #include "usage_error.hpp"
 
 #include <CLI/CLI.hpp>
@@ -39,6 +42,9 @@ int run(int argc, char **argv) {
     app.require_subcommand(1);
     app.fallthrough();  // --url and --json also after the command
     add_enqueue_command(app, global);
+    add_stats_command(app, global);
+    add_dead_command(app, global);
+    add_peek_command(app, global);
 
     try {
         app.parse(argc, argv);

@@ -43,4 +43,16 @@ JsonLine &JsonLine::add(std::string_view name, std::int64_t number) {
     return *this;
 }
 
+JsonLine &JsonLine::add(std::string_view name, bool flag) {
+    key(name);
+    members_ += flag ? "true" : "false";
+    return *this;
+}
+
+JsonLine &JsonLine::add_json(std::string_view name, std::string_view json) {
+    key(name);
+    members_ += json;
+    return *this;
+}
+
 }  // namespace queuey_cli

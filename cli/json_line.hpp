@@ -11,6 +11,9 @@ class JsonLine {
 public:
     JsonLine &add(std::string_view key, std::string_view text);
     JsonLine &add(std::string_view key, std::int64_t number);
+    JsonLine &add(std::string_view key, bool flag);
+    // A member whose value is JSON text already (an envelope, an object of headers).
+    JsonLine &add_json(std::string_view key, std::string_view json);
     // The object, without the newline.
     std::string str() const { return "{" + members_ + "}"; }
 

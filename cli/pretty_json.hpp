@@ -1,0 +1,13 @@
+// JSON for people (queuey dead show): indented, keys in their order.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace queuey_cli {
+
+// text indented by two spaces a level, every line after the first prefixed by margin;
+// text as it is when it is not JSON (a malformed body is shown, not hidden).
+std::string pretty_json(std::string_view text, const std::string &margin);
+
+}  // namespace queuey_cli

@@ -1,0 +1,169 @@
+"""queuey stats, peek and dead list|show|replay|purge against the broker (issue 12).
+
+Dead letters are put in QUEUE.dead with amqp-publish, as a queuey or Rust worker leaves
+them (an envelope body, x-death-reason and x-original-queue headers), so that what the
+command reads is checked apart from what queuey writes.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from test_cli import one_line_error
+
+HOUR_MS = 3600 * 1000
+
+
+def declared(cli, queue: str) -> str:
+    """Declares queue (and queue.dead) with queuey's defaults: an enqueue with --after."""
+    run = cli("enqueue", queue, "warm_up", "--after", "2s")
+    assert run.status == 0, run.stderr
+    return queue
+
+
+def put_dead_letter(amqp, queue: str, job_type: str, reason: str, *, attempt: int = 1,
+                    age_ms: int = 1000, payload: object = None) -> str:
+    job_id = str(uuid.uuid4())
+    envelope = {"job_id": job_id, "job_type": job_type, "queue": queue, "attempt": attempt,
+                "enqueued_at_ms": int(time.time() * 1000) - age_ms, "deferrals": 2,
+                "priority": 0, "payload": payload if payload is not None else {"n": 1}}
+    subprocess.run(["amqp-publish", "-u", amqp.url, "-r", queue + ".dead", "-p",
+                    "-C", "application/json", "-H", f"x-death-reason: {reason}",
+                    "-H", f"x-original-queue: {queue}", "-b", json.dumps(envelope)],
+                   check=True, capture_output=True)
+    return job_id
+
+
+def dead_ids(cli, queue: str) -> list[str]:
+    run = cli("--json", "dead", "list", queue, "--limit", "0")
+    assert run.status == 0, run.stderr
+    return [line["job_id"] for line in run.json_lines()]
+
+
+def test_every_new_command_has_help(cli):
+    for command in (["stats"], ["peek"], ["dead"], ["dead", "list"], ["dead", "show"],
+                    ["dead", "replay"], ["dead", "purge"]):
+        run = cli(*command, "--help")
+        assert run.status == 0 and "QUEUE" in run.stdout.upper(), (command, run.stdout)
+    assert "lost run" in cli("peek", "--help").stdout
+
+
+def test_dead_list_shows_each_letter_and_leaves_the_queue_as_it_was(cli, amqp, queue):
+    declared(cli, queue)
+    first = put_dead_letter(amqp, queue, "send_email", "fatal error: KeyError('to')", attempt=3)
+    second = put_dead_letter(amqp, queue, "render", "max attempts (5) exhausted", age_ms=2 * HOUR_MS)
+    run = cli("dead", "list", queue)
+    assert run.status == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(first + "  send_email  attempt 3  age ")
+    assert lines[0].endswith(f"from '{queue}': fatal error: KeyError('to')")
+    assert lines[1].startswith(second + "  render  attempt 1  age 2 h")
+    assert lines[2] == f"2 dead letter(s) of '{queue}' shown"
+    js = cli("--json", "dead", "list", queue).json_lines()
+    assert [(l["job_id"], l["attempt"], l["original_queue"], l["reason"]) for l in js] == [
+        (first, 3, queue, "fatal error: KeyError('to')"),
+        (second, 1, queue, "max attempts (5) exhausted")]
+    assert js[1]["age_ms"] >= 2 * HOUR_MS
+    assert dead_ids(cli, queue) == [first, second], "listing moved or removed letters"
+
+
+def test_dead_list_filters_and_limits(cli, amqp, queue):
+    declared(cli, queue)
+    ids = [put_dead_letter(amqp, queue, t, r) for t, r in
+           [("a", "timeout"), ("b", "fatal error: x"), ("a", "fatal error: y")]]
+    assert [l["job_id"] for l in cli("--json", "dead", "list", queue, "--job-type", "a")
+            .json_lines()] == [ids[0], ids[2]]
+    assert [l["job_id"] for l in cli("--json", "dead", "list", queue, "--reason-contains",
+                                     "fatal").json_lines()] == [ids[1], ids[2]]
+    limited = cli("dead", "list", queue, "--limit", "1")
+    assert limited.stdout.splitlines()[-1].endswith("(the limit; --limit 0 shows all)")
+
+
+def test_dead_show_prints_the_envelope_payload_and_headers(cli, amqp, queue):
+    declared(cli, queue)
+    job_id = put_dead_letter(amqp, queue, "send_email", "fatal error: bad address",
+                             payload={"to": "a@b.c", "cc": ["x", "y"]})
+    run = cli("dead", "show", queue, job_id)
+    assert run.status == 0, run.stderr
+    assert f"queue {queue}, attempt 1, deferrals 2" in run.stdout
+    assert '  "to": "a@b.c",' in run.stdout, run.stdout  # pretty-printed
+    assert '"x-death-reason": "fatal error: bad address"' in run.stdout
+    [line] = cli("--json", "dead", "show", queue, job_id).json_lines()
+    assert line["envelope"]["payload"] == {"to": "a@b.c", "cc": ["x", "y"]}
+    assert line["headers"]["x-original-queue"] == queue
+    missing = cli("dead", "show", queue, str(uuid.uuid4()))
+    one_line_error(missing, 1, "QY_ERR_NOT_FOUND", "no dead letter with job id")
+
+
+def test_dead_replay_puts_the_selected_jobs_back_as_attempt_one(cli, amqp, queue):
+    declared(cli, queue)
+    keep = put_dead_letter(amqp, queue, "a", "timeout", attempt=2)
+    again = put_dead_letter(amqp, queue, "a", "timeout", attempt=4, payload={"k": "v"})
+    run = cli("dead", "replay", queue, "--job-id", again)
+    assert run.status == 0, run.stderr
+    assert run.stdout.strip() == f"replayed 1 dead letter(s) of '{queue}' as attempt 1"
+    assert dead_ids(cli, queue) == [keep]
+    job = amqp.get(queue)
+    assert (job["job_id"], job["attempt"], job["deferrals"], job["payload"]) == (
+        again, 1, 0, {"k": "v"})
+    [line] = cli("--json", "dead", "replay", queue, "--all", "--keep-attempt").json_lines()
+    assert line == {"queue": queue, "replayed": 1}
+    assert amqp.get(queue)["attempt"] == 2, "--keep-attempt keeps the envelope"
+    assert dead_ids(cli, queue) == []
+
+
+def test_replay_and_purge_need_a_selection(cli, queue):
+    for command in (["dead", "replay", queue], ["dead", "purge", queue, "--yes"]):
+        one_line_error(cli(*command), 2, "--all")
+    one_line_error(cli("dead", "purge", queue, "--all", "--job-type", "a", "--yes"), 2, "--all")
+
+
+def test_dead_purge_removes_what_it_selects_and_asks_first(cli, amqp, queue):
+    declared(cli, queue)
+    old = put_dead_letter(amqp, queue, "a", "timeout", age_ms=3 * HOUR_MS)
+    new = put_dead_letter(amqp, queue, "a", "timeout")
+    unconfirmed = cli("dead", "purge", queue, "--all", stdin="y\n")  # stdin is no terminal
+    one_line_error(unconfirmed, 2, "--yes")
+    run = cli("dead", "purge", queue, "--older-than", "2h", "--yes")
+    assert run.status == 0, run.stderr
+    assert run.stdout.strip() == f"removed 1 dead letter(s) of '{queue}'"
+    assert dead_ids(cli, queue) == [new]
+    assert old not in dead_ids(cli, queue)
+
+
+def test_stats_counts_ready_held_and_dead(cli, amqp, queue):
+    declared(cli, queue)  # one job held 2 s
+    for n in range(3):
+        assert cli("enqueue", queue, "t", json.dumps({"n": n})).status == 0
+    put_dead_letter(amqp, queue, "t", "timeout")
+    [line] = cli("--json", "stats", queue).json_lines()
+    assert line == {"queue": queue, "ready": 3, "consumers": 0, "held": 1, "dead": 1,
+                    "holds": {f"{queue}.deferred.2000": 1}}
+    human = cli("stats", queue)
+    assert human.stdout.strip() == (
+        f"{queue}: 3 ready, 0 consumer(s), 1 held in 1 hold queue(s), 1 dead")
+    watch = cli("--json", "stats", queue, "--watch", "0.2", "--count", "2")
+    assert watch.status == 0, watch.stderr
+    first, second = watch.json_lines()
+    assert "ready_change_per_s" not in first
+    assert second["ready_change_per_s"] == 0 and second["dead_change_per_s"] == 0
+
+
+def test_stats_of_a_queue_that_does_not_exist_fails_naming_it(cli, queue):
+    one_line_error(cli("stats", queue), 1, "QY_ERR_NOT_FOUND", queue)
+
+
+def test_peek_shows_the_next_jobs_and_leaves_them(cli, queue):
+    declared(cli, queue)
+    for n in range(3):
+        assert cli("enqueue", queue, "t", json.dumps({"n": n})).status == 0
+    run = cli("--json", "peek", queue, "--limit", "2")
+    assert run.status == 0, run.stderr
+    assert [l["payload"] for l in run.json_lines()] == [{"n": 0}, {"n": 1}]
+    assert [l["payload"] for l in cli("--json", "peek", queue).json_lines()] == [
+        {"n": 0}, {"n": 1}, {"n": 2}]
+    assert cli("--json", "stats", queue).json_lines()[0]["ready"] == 3
