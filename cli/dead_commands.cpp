@@ -66,10 +66,10 @@ void show(const GlobalOptions &global, const DeadArguments &args) {
             if (const auto envelope = message.envelope()) {
                 std::printf(
                     "envelope:\n  queue %s, attempt %u, deferrals %u, priority %u, "
-                    "enqueued at %llu ms%s%s\n",
+                    "enqueued %s%s%s\n",
                     std::string(envelope->queue()).c_str(), envelope->attempt(),
                     envelope->deferrals(), unsigned(envelope->priority()),
-                    static_cast<unsigned long long>(envelope->enqueued_at_ms()),
+                    utc_time(envelope->enqueued_at_ms()).c_str(),
                     envelope->correlation_id().empty() ? "" : ", correlation id ",
                     std::string(envelope->correlation_id()).c_str());
                 std::printf("payload:\n  %s\n", pretty_json(envelope->payload(), "  ").c_str());

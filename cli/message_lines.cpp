@@ -3,6 +3,8 @@
 #include "duration.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 
 namespace queuey_cli {
 
@@ -21,6 +23,17 @@ std::uint64_t now_ms() {
     const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count());
+}
+
+std::string utc_time(std::uint64_t epoch_ms) {
+    const auto seconds = static_cast<std::time_t>(epoch_ms / 1000);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char text[40];
+    const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+    std::snprintf(text + length, sizeof text - length, ".%03uZ",
+                  static_cast<unsigned>(epoch_ms % 1000));
+    return text;
 }
 
 JsonLine message_json(const queuey::MessageView &message, std::uint64_t now) {

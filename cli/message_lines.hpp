@@ -13,6 +13,8 @@ namespace queuey_cli {
 
 // Milliseconds since the Unix epoch, now.
 std::uint64_t now_ms();
+// An epoch time in ms as UTC, ISO 8601 to the millisecond: "2026-12-01T09:21:25.723Z".
+std::string utc_time(std::uint64_t epoch_ms);
 
 // job_id, job_type, attempt, age_ms (when the body is an envelope), original_queue,
 // reason (dead letters), redelivered, and decode_error for a body that is no envelope.
