@@ -4,10 +4,12 @@
 #include "message_lines.hpp"
 #include "pretty_json.hpp"
 #include "usage_error.hpp"
+#include "walk_progress.hpp"
 
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -85,6 +87,20 @@ void show(const GlobalOptions &global, const DeadArguments &args) {
                                                   " in '" + dead_queue(args.queue) + "'");
 }
 
+// Runs a walk over QUEUE.dead with a progress bar, then reports what it did, also when
+// it failed (then before the failure's line on stderr).
+void walk_then_report(const GlobalOptions &global, const std::string &queue,
+                      const std::function<void()> &walk, const std::function<void()> &report) {
+    try {
+        WalkProgress progress(global, dead_queue(queue), "dead letters examined");
+        walk();
+    } catch (const queuey::Error &) {
+        report();
+        throw;
+    }
+    report();
+}
+
 void replay(const GlobalOptions &global, const DeadArguments &args) {
     const queuey::MessageFilter filter = build_filter(args.filter, true);
     queuey::Client client = global.connect();
@@ -95,13 +111,10 @@ void replay(const GlobalOptions &global, const DeadArguments &args) {
         global.print(line, "replayed " + std::to_string(replayed) + " dead letter(s) of '" +
                                args.queue + "'" + (args.keep_attempt ? "" : " as attempt 1"));
     };
-    try {
-        client.replay_dead_letters(args.queue, &filter, args.keep_attempt, &replayed);
-    } catch (const queuey::Error &) {
-        report();  // what went, before the failure's line on stderr
-        throw;
-    }
-    report();
+    walk_then_report(
+        global, args.queue,
+        [&] { client.replay_dead_letters(args.queue, &filter, args.keep_attempt, &replayed); },
+        report);
 }
 
 // The dead letters purge would remove, counted by a browse.
@@ -143,13 +156,9 @@ void purge(const GlobalOptions &global, const DeadArguments &args) {
         global.print(
             line, "removed " + std::to_string(purged) + " dead letter(s) of '" + args.queue + "'");
     };
-    try {
-        client.purge_dead_letters(args.queue, &filter, &purged);
-    } catch (const queuey::Error &) {
-        report();
-        throw;
-    }
-    report();
+    walk_then_report(
+        global, args.queue, [&] { client.purge_dead_letters(args.queue, &filter, &purged); },
+        report);
 }
 
 CLI::App *add_queue(CLI::App *command, DeadArguments &args) {

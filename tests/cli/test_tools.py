@@ -167,3 +167,56 @@ def test_peek_shows_the_next_jobs_and_leaves_them(cli, queue):
     assert [l["payload"] for l in cli("--json", "peek", queue).json_lines()] == [
         {"n": 0}, {"n": 1}, {"n": 2}]
     assert cli("--json", "stats", queue).json_lines()[0]["ready"] == 3
+
+
+def put_dead_letters(amqp, queue: str, count: int) -> None:
+    """count dead letters in one amqp-publish (one message a line)."""
+    now = int(time.time() * 1000)
+    lines = "".join(json.dumps({"job_id": str(uuid.uuid4()), "job_type": "bulk", "queue": queue,
+                                "attempt": 1, "enqueued_at_ms": now, "deferrals": 0,
+                                "priority": 0, "payload": {"n": n}}) + "\n"
+                    for n in range(count))
+    subprocess.run(["amqp-publish", "-u", amqp.url, "-r", queue + ".dead", "-p", "-l",
+                    "-H", "x-death-reason: timeout", "-H", f"x-original-queue: {queue}"],
+                   input=lines.encode(), check=True, capture_output=True)
+
+
+def run_with_terminal_stderr(cli, *args: str) -> tuple[int, str, str]:
+    """Runs the command with stderr on a pseudo-terminal; returns status, stdout, stderr."""
+    import os
+    import pty
+    main, side = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "QUEUEY_URL"}
+    env["QUEUEY_URL"] = cli.url
+    done = subprocess.Popen([cli.program, *args], stdout=subprocess.PIPE, stderr=side,
+                            stdin=subprocess.DEVNULL, env=env)
+    os.close(side)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the command ended and closed its side
+            break
+        if not chunk:
+            break
+        err += chunk
+    out = done.stdout.read().decode()
+    status = done.wait(timeout=60)
+    os.close(main)
+    return status, out, err.decode()
+
+
+def test_a_long_replay_draws_a_progress_bar_on_a_terminal(cli, amqp, queue):
+    amqp.declare(queue)  # no job held: the queue holds only what is replayed
+    amqp.declare(queue + ".dead")
+    put_dead_letters(amqp, queue, 1000)
+    status, out, err = run_with_terminal_stderr(cli, "dead", "replay", queue, "--all")
+    assert status == 0, err
+    assert out.strip() == f"replayed 1000 dead letter(s) of '{queue}' as attempt 1"
+    assert "/1000 dead letters examined" in err, err
+    assert err.endswith("\r\x1b[K"), "the bar's line is cleared at the end"
+    assert cli("--json", "stats", queue).json_lines()[0]["ready"] == 1000
+    put_dead_letters(amqp, queue, 1000)
+    quiet = cli("dead", "purge", queue, "--all", "--yes")  # stderr is no terminal: no bar
+    assert quiet.status == 0 and quiet.stderr == "", quiet.stderr
+    assert quiet.stdout.strip() == f"removed 1000 dead letter(s) of '{queue}'"
