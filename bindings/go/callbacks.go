@@ -37,6 +37,11 @@ func queueyGoLog(level C.qy_log_level, message *C.char, h C.uintptr_t) {
 	cgo.Handle(h).Value().(Logger)(LogLevel(level), C.GoString(message))
 }
 
+//export queueyGoVisitMessage
+func queueyGoVisitMessage(message *C.qy_message, h C.uintptr_t) C.int {
+	return cgo.Handle(h).Value().(*browseState).visit(message)
+}
+
 //export queueyGoRelease
 func queueyGoRelease(h C.uintptr_t) {
 	cgo.Handle(h).Delete()

@@ -19,6 +19,10 @@ void queuey_log(qy_log_level level, const char *message, void *user_data) {
     queueyGoLog(level, (char *)message, handle_of(user_data));
 }
 
+int queuey_visit_message(const qy_message *message, void *user_data) {
+    return queueyGoVisitMessage((qy_message *)message, handle_of(user_data));
+}
+
 void queuey_release(void *user_data) {
     queueyGoRelease(handle_of(user_data));
     free(user_data);

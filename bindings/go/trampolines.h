@@ -9,6 +9,7 @@
 qy_job_result queuey_run_handler(qy_job *job, void *user_data);
 void queuey_dead_letter(const qy_envelope *env, const char *reason, void *user_data);
 void queuey_log(qy_log_level level, const char *message, void *user_data);
+int queuey_visit_message(const qy_message *message, void *user_data);
 void queuey_release(void *user_data);
 
 #endif

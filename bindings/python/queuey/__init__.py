@@ -12,6 +12,7 @@ from .envelope import Envelope
 from .errors import (BrokerError, ClosedError, DeliveryError, EnvelopeError, InternalError,
                      InvalidArgumentError, QueueyError, Status)
 from .job import Job
+from .messages import Message, QueueCounts
 from .outcomes import Defer, Fatal, JobOutcome, Retry
 from .producer import BatchResult, Producer
 from .worker import Counter, Worker
@@ -27,6 +28,6 @@ def library_version() -> str:
 __all__ = [
     "BatchResult", "BrokerError", "Client", "ClosedError", "Counter", "Defer", "DeliveryError",
     "Envelope", "EnvelopeError", "Fatal", "InternalError", "InvalidArgumentError", "Job",
-    "JobOutcome", "MemoryCount", "Producer", "QueueConfig", "QueueyError", "Retry",
-    "RetryPolicy", "Status", "Worker", "library_version",
+    "JobOutcome", "MemoryCount", "Message", "Producer", "QueueConfig", "QueueCounts",
+    "QueueyError", "Retry", "RetryPolicy", "Status", "Worker", "library_version",
 ]

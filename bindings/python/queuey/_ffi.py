@@ -97,6 +97,6 @@ def call_for_bytes(fn: Any, *args: Any) -> bytes:
         lib.qy_string_free(out[0])
 
 
-def string(ptr: Any) -> str | None:
-    """A borrowed `const char *` as str, None for NULL."""
-    return None if ptr == ffi.NULL else ffi.string(ptr).decode("utf-8")
+def string(ptr: Any, errors: str = "strict") -> str | None:
+    """A borrowed `const char *` as str, None for NULL; errors as for bytes.decode."""
+    return None if ptr == ffi.NULL else ffi.string(ptr).decode("utf-8", errors)

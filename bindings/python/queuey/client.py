@@ -5,11 +5,13 @@ from __future__ import annotations
 import enum
 from typing import Any, Iterable
 
-from . import _convert
-from ._ffi import call, ffi, lib
+from . import _convert, messages
+from ._ffi import call, check, ffi, lib, new_err
 from ._handle import Handle
 from .config import QueueConfig
 from .envelope import Envelope
+from .errors import QueueyError
+from .messages import Message, QueueCounts
 from .producer import Producer
 
 
@@ -90,6 +92,71 @@ class Client(Handle):
     def producer(self) -> Producer:
         """A producer on this client."""
         return Producer(self)
+
+    # Looking into queues; dead letters. The selection keywords (job_ids, job_type,
+    # reason_contains, older_than) must all hold; none given selects every message.
+    # older_than is a duration in seconds (or a timedelta) since the job was first
+    # enqueued. A queue that does not exist raises BrokerError NOT_FOUND naming it.
+
+    def queue_counts(self, queue_name: str) -> QueueCounts:
+        """The ready messages and the consumers of any queue by its full name (a work
+        queue q, q.dead, a hold queue q.deferred.N)."""
+        ready, consumers = ffi.new("uint64_t *"), ffi.new("uint32_t *")
+        call(lib.qy_client_queue_counts, self._p, _convert.text(queue_name, "queue_name"),
+             ready, consumers)
+        return QueueCounts(ready=int(ready[0]), consumers=int(consumers[0]))
+
+    def browse(self, queue_name: str, *, job_ids: Iterable[str] = (), job_type: str | None = None,
+               reason_contains: str | None = None,
+               older_than: _convert.Duration | None = None, limit: int = 0) -> list[Message]:
+        """Copies of the messages of any queue (a work queue, q.dead) that the selection
+        takes, in delivery order, at most limit of them (0: no limit). Nothing is
+        removed, but the broker marks them redelivered: on a work queue that a worker
+        consumes, a browsed job it receives next counts as one lost run, and the jobs a
+        browse holds are not delivered while it lasts. Browse a dead-letter queue freely,
+        a busy work queue with a limit (qy_client_browse in queuey.h)."""
+        with messages.message_filter(job_ids, job_type, reason_contains, older_than) as selection:
+            return messages.browse(self._p, queue_name, selection, limit)
+
+    def replay_dead_letters(self, queue: str, *, job_ids: Iterable[str] = (),
+                            job_type: str | None = None, reason_contains: str | None = None,
+                            older_than: _convert.Duration | None = None,
+                            keep_attempt: bool = False) -> int:
+        """Puts the selected dead letters of queue (the work queue's name; they are in
+        queue.dead) back on their original queue as attempt 1 with no deferrals, or as
+        they are with keep_attempt, and returns how many were. When some could not be
+        (a body that is no envelope: EnvelopeError; an original queue that is gone:
+        BrokerError UNROUTABLE; a failed publish), the others still went, those stay in
+        queue.dead, and the exception's `done` attribute is how many were replayed."""
+        return self._walk_dead_letters(lib.qy_client_replay_dead_letters, queue, job_ids,
+                                       job_type, reason_contains, older_than,
+                                       1 if keep_attempt else 0)
+
+    def purge_dead_letters(self, queue: str, *, job_ids: Iterable[str] = (),
+                           job_type: str | None = None, reason_contains: str | None = None,
+                           older_than: _convert.Duration | None = None) -> int:
+        """Removes the selected dead letters of queue (as replay_dead_letters) for good and
+        returns how many were. On failure the exception's `done` attribute is how many
+        were purged."""
+        return self._walk_dead_letters(lib.qy_client_purge_dead_letters, queue, job_ids,
+                                       job_type, reason_contains, older_than)
+
+    def _walk_dead_letters(self, fn: Any, queue: str, job_ids: Iterable[str],
+                           job_type: str | None, reason_contains: str | None,
+                           older_than: _convert.Duration | None, *extra: Any) -> int:
+        """fn(client, queue, filter, *extra, &count, &err) with the C filter of the
+        selection: the count, or the exception of the failure with the count (which the
+        library fills also then) as its `done`."""
+        name = _convert.text(queue, "queue")
+        done, err = ffi.new("uint64_t *"), new_err()
+        with messages.message_filter(job_ids, job_type, reason_contains, older_than) as selection:
+            status = fn(self._p, name, selection, *extra, done, err)
+        try:
+            check(status, err)
+        except QueueyError as e:
+            e.done = int(done[0])
+            raise
+        return int(done[0])
 
     # The in-memory backend (memory:// only; other clients raise BrokerError UNSUPPORTED).
 

@@ -21,6 +21,12 @@ class Envelope(Handle, EnvelopeFields):
         return env
 
     @classmethod
+    def _copy_of(cls, ptr: Any) -> "Envelope":
+        """An envelope of its own with the contents of a borrowed `const qy_envelope *`
+        (one that lives only during a callback), through its wire form."""
+        return cls.from_bytes(call_for_bytes(lib.qy_envelope_to_bytes, ptr))
+
+    @classmethod
     def new(cls, queue: str, job_type: str, payload: _convert.Payload,
             correlation_id: str | None = None) -> "Envelope":
         """A new job: fresh job id, attempt 1, enqueued now. payload: JSON text (str or
@@ -61,7 +67,7 @@ class Envelope(Handle, EnvelopeFields):
         return Envelope._adopt(out[0])
 
     def copy(self) -> "Envelope":
-        return Envelope.from_bytes(self.to_bytes())
+        return Envelope._copy_of(self._p)
 
     def _envelope(self) -> Any:
         return self._p

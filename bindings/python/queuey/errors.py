@@ -34,7 +34,13 @@ class Status(enum.IntEnum):
 
 class QueueyError(Exception):
     """A failed queuey call: status (a Status, or the int of one this version does not
-    know), message (for people) and field (the envelope field it is about, or None)."""
+    know), message (for people) and field (the envelope field it is about, or None).
+
+    done: set by Client.replay_dead_letters() and purge_dead_letters(), which go on past
+    a dead letter that fails: how many were replayed or purged all the same (None for
+    any other call)."""
+
+    done: int | None = None
 
     def __init__(self, status: Status | int, message: str, field: str | None = None) -> None:
         super().__init__(message)

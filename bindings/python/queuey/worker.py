@@ -94,14 +94,7 @@ def _dispatch(job: Any, user_data: Any) -> int:
 def _dead_letter(env: Any, reason: Any, user_data: Any) -> None:
     hook = ffi.from_handle(user_data)
     try:
-        data = ffi.new("char **")
-        size = ffi.new("size_t *")
-        lib.qy_envelope_to_bytes(env, data, size, ffi.NULL)
-        try:
-            copy = Envelope.from_bytes(ffi.unpack(data[0], size[0]))
-        finally:
-            lib.qy_string_free(data[0])
-        hook(copy, ffi.string(reason).decode("utf-8", "replace"))
+        hook(Envelope._copy_of(env), ffi.string(reason).decode("utf-8", "replace"))
     except BaseException:
         log.exception("queuey: the dead-letter hook raised")
 

@@ -183,3 +183,30 @@ def test_xlang_cli_runs_every_contract_handler(broker_url, queue_name):
         ("always-retry", 3, 0, 0, "retry"), ("fatal", 1, 0, 0, "fatal"),
         ("defer-once", 1, 0, 0, "defer"), ("defer-once", 1, 1, 10, "ok")])
     assert '"n":1.50' in worked.stdout  # the payload as it was sent, digit for digit
+
+
+def test_dead_letters_browsed_and_replayed_on_the_broker(broker, queue):
+    recorder = Recorder()
+    dead = queue + ".dead"
+    with broker.producer() as producer, make_worker(broker, queue, recorder) as worker:
+        job_id = producer.enqueue(queue, "always-retry", {"n": 1})
+        run_until(worker, lambda: broker.queue_counts(dead).ready == 1)
+    assert broker.queue_counts(queue) == queuey.QueueCounts(ready=0, consumers=0)
+
+    reason = "max attempts (3) exhausted after attempt 3: python retry"
+    for _ in range(2):  # a browse puts every letter back
+        letters = broker.browse(dead)
+        assert [(m.job_id, m.reason, m.original_queue, m.attempt) for m in letters] == [
+            (job_id, reason, queue, 3)]
+        assert letters[0].headers["x-death-reason"] == reason
+        assert letters[0].envelope is not None and letters[0].envelope.payload == {"n": 1}
+    assert broker.browse(dead, reason_contains="no such reason") == []
+
+    assert broker.replay_dead_letters(queue, job_ids=[job_id]) == 1
+    assert broker.queue_counts(dead).ready == 0
+    runs = []
+    with queuey.Worker(broker, queue) as again:
+        again.add_handler("always-retry", lambda job: runs.append((job.job_id, job.attempt)))
+        run_until(again, lambda: len(runs) == 1)
+    assert runs == [(job_id, 1)]
+    assert broker.purge_dead_letters(queue) == 0
