@@ -32,14 +32,7 @@ void enqueue(const GlobalOptions &global, const EnqueueArguments &args) {
     queuey::Client client = global.connect();
     queuey::Producer producer(client);
     if (delay.count() < 0) {
-        try {
-            producer.enqueue(envelope);
-        } catch (const queuey::Error &error) {
-            if (error.status() != QY_ERR_UNROUTABLE) throw;
-            throw queuey::Error(error.status(), "there is no queue '" + args.queue +
-                                                    "' on the broker to put the job on (" +
-                                                    error.what() + ")");
-        }
+        producer.enqueue(envelope);  // an unknown queue's error names it
     } else {
         // A held job routes back to its queue by name: the client must declare it first.
         client.declare(queuey::QueueConfig(args.queue)

@@ -7,6 +7,8 @@ namespace queuey {
 
 namespace {
 
+constexpr std::uint16_t no_route_reply_code = 312;  // AMQP NO_ROUTE: no queue by that name
+
 void complete(const std::shared_ptr<PublishWaiter> &waiter, std::size_t index,
               PublishOutcome outcome) {
     if (waiter) waiter->complete(index, std::move(outcome));
@@ -18,8 +20,14 @@ std::uint64_t ConfirmTracker::published(std::string message_id,
                                         std::shared_ptr<PublishWaiter> waiter, std::size_t index,
                                         std::string routing_key, std::size_t body_size) {
     const std::uint64_t tag = next_tag_++;
-    outstanding_.push_back(Pending{tag, std::move(message_id), std::move(routing_key),
-                                   std::move(waiter), index, body_size, false, {}});
+    outstanding_.push_back(Pending{tag,
+                                   std::move(message_id),
+                                   std::move(routing_key),
+                                   std::move(waiter),
+                                   index,
+                                   body_size,
+                                   false,
+                                   {}});
     return tag;
 }
 
@@ -37,6 +45,9 @@ void ConfirmTracker::returned(std::string_view message_id, std::uint16_t reply_c
     it->return_reason = std::to_string(reply_code);
     it->return_reason += ' ';
     it->return_reason += reply_text;
+    // The broker's text says nothing of the queue: name it, and what to do about it.
+    if (reply_code == no_route_reply_code && !it->routing_key.empty())
+        it->return_reason += ": there is no queue '" + it->routing_key + "' (declare it first)";
 }
 
 template <typename Outcome>
@@ -87,17 +98,19 @@ void ConfirmTracker::fail_all(qy_status status, const std::string &message) {
 }
 
 void ConfirmTracker::closed_over(std::size_t body_size, PublishOutcome culprit,
-                                  const std::string &reason) {
+                                 const std::string &reason) {
     std::deque<Pending> failed;
     failed.swap(outstanding_);
     const auto guilty = std::find_if(failed.begin(), failed.end(),
                                      [&](const Pending &p) { return p.body_size == body_size; });
-    const std::string unknown = "the broker closed the publishing channel before confirming this "
-                                "publish, because of another one (" +
-                                reason + "); the job may or may not have been accepted";
-    const std::string dropped = "not sent: the broker dropped it unread after closing the "
-                                "publishing channel because of an earlier publish (" +
-                                reason + "); the job is not in the queue";
+    const std::string unknown =
+        "the broker closed the publishing channel before confirming this "
+        "publish, because of another one (" +
+        reason + "); the job may or may not have been accepted";
+    const std::string dropped =
+        "not sent: the broker dropped it unread after closing the "
+        "publishing channel because of an earlier publish (" +
+        reason + "); the job is not in the queue";
     for (auto it = failed.begin(); it != failed.end(); ++it) {
         if (guilty == failed.end() || it < guilty)
             complete(it->waiter, it->index, {QY_ERR_CONNECTION, unknown});

@@ -169,9 +169,10 @@ std::vector<PublishOutcome> MemoryBroker::publish(const std::vector<Envelope> &e
             timer_wake_.notify_one();
         } else if (!route_locked(envelope.queue, std::move(messages[i]), now)) {
             // What a mandatory publish to a missing queue gets back: basic.return.
-            outcomes[i] = {QY_ERR_UNROUTABLE, "publish of message " + envelope.job_id +
-                                                  " was returned: 312 NO_ROUTE (no queue '" +
-                                                  envelope.queue + "')"};
+            outcomes[i] = {QY_ERR_UNROUTABLE,
+                           "publish of message " + envelope.job_id +
+                               " was returned: 312 NO_ROUTE: there is no queue '" + envelope.queue +
+                               "' (declare it first)"};
         }
     }
     return outcomes;

@@ -50,6 +50,19 @@ TEST(ConfirmTracker, ReturnInAPipelinedBatchFailsOnlyThatPublish) {
               "publish of message job-3 was returned by the broker: 312 NO_ROUTE");
 }
 
+TEST(ConfirmTracker, AReturnForWantOfAQueueNamesTheQueue) {
+    ConfirmTracker tracker;
+    auto w = waiter(1);
+    tracker.published("job-1", w, 0, "emails");
+    tracker.returned("job-1", 312, "NO_ROUTE", "emails");
+    tracker.acked(1, false);
+    ASSERT_TRUE(done(*w));
+    EXPECT_EQ(w->outcomes()[0].status, QY_ERR_UNROUTABLE);
+    EXPECT_EQ(w->outcomes()[0].message,
+              "publish of message job-1 was returned by the broker: 312 NO_ROUTE: there is no "
+              "queue 'emails' (declare it first)");
+}
+
 TEST(ConfirmTracker, ReturnGoesToTheEarliestPublishWithThatId) {
     ConfirmTracker tracker;
     auto w = waiter(2);
