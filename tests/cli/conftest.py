@@ -69,6 +69,19 @@ def cli(broker_url: str) -> Cli:
     return Cli(program, broker_url)
 
 
+@pytest.fixture(scope="session")
+def build_root() -> Path:
+    """The build directory whose queuey command and library the suite runs."""
+    return Path(os.environ.get("QUEUEY_BUILD_ROOT", str(REPO / "build")))
+
+
+@pytest.fixture(scope="session")
+def counting_worker() -> str:
+    """The path of tests/cli/counting_worker, a queuey worker that prints each job it runs."""
+    return os.environ.get("QUEUEY_COUNTING_WORKER",
+                          str(REPO / "build" / "tests" / "cli" / "counting_worker"))
+
+
 class Amqp:
     """The broker seen with Debian's amqp-tools, not with queuey."""
 

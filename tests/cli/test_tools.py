@@ -6,6 +6,7 @@ command reads is checked apart from what queuey writes.
 """
 from __future__ import annotations
 
+import collections
 import json
 import subprocess
 import time
@@ -25,16 +26,22 @@ def declared(cli, queue: str) -> str:
     return queue
 
 
+def publish_dead_body(amqp, queue: str, body: str, headers: dict[str, str]) -> None:
+    """Puts body in queue.dead as it is, persistent, with the given string headers."""
+    header_args = [arg for name, value in headers.items() for arg in ("-H", f"{name}: {value}")]
+    subprocess.run(["amqp-publish", "-u", amqp.url, "-r", queue + ".dead", "-p",
+                    "-C", "application/json", *header_args, "-b", body],
+                   check=True, capture_output=True)
+
+
 def put_dead_letter(amqp, queue: str, job_type: str, reason: str, *, attempt: int = 1,
                     age_ms: int = 1000, payload: object = None) -> str:
     job_id = str(uuid.uuid4())
     envelope = {"job_id": job_id, "job_type": job_type, "queue": queue, "attempt": attempt,
                 "enqueued_at_ms": int(time.time() * 1000) - age_ms, "deferrals": 2,
                 "priority": 0, "payload": payload if payload is not None else {"n": 1}}
-    subprocess.run(["amqp-publish", "-u", amqp.url, "-r", queue + ".dead", "-p",
-                    "-C", "application/json", "-H", f"x-death-reason: {reason}",
-                    "-H", f"x-original-queue: {queue}", "-b", json.dumps(envelope)],
-                   check=True, capture_output=True)
+    publish_dead_body(amqp, queue, json.dumps(envelope),
+                      {"x-death-reason": reason, "x-original-queue": queue})
     return job_id
 
 
@@ -69,6 +76,40 @@ def test_dead_list_shows_each_letter_and_leaves_the_queue_as_it_was(cli, amqp, q
         (second, 1, queue, "max attempts (5) exhausted")]
     assert js[1]["age_ms"] >= 2 * HOUR_MS
     assert dead_ids(cli, queue) == [first, second], "listing moved or removed letters"
+
+
+def test_dead_list_leaves_every_body_and_header_byte_for_byte(cli, amqp, queue):
+    declared(cli, queue)
+    bodies = ['{"job_id": "%s", "job_type": "a",  "queue": "%s", "attempt": 2, '
+              '"enqueued_at_ms": 1, "deferrals": 0, "priority": 0, "payload": {"z": 1, "a": [ ]}}'
+              % (uuid.uuid4(), queue),  # spacing and key order a re-encoding would change
+              "not json at all \u00e9\t",  # an undecodable letter, kept as it came
+              json.dumps({"job_id": str(uuid.uuid4()), "job_type": "b", "queue": queue,
+                          "attempt": 1, "enqueued_at_ms": 2, "deferrals": 0, "priority": 0,
+                          "payload": "\u00fc"}, ensure_ascii=False)]
+    for n, body in enumerate(bodies):
+        publish_dead_body(amqp, queue, body, {"x-death-reason": f"reason {n}",
+                                               "x-original-queue": queue, "x-extra": f"v{n}"})
+    def letters() -> list[tuple[dict, dict]]:
+        """Each letter's list line (without its age and redelivered flag) and headers."""
+        lines = cli("--json", "dead", "list", queue, "--limit", "0").json_lines()
+        return [({k: v for k, v in l.items() if k not in ("age_ms", "redelivered")},
+                 cli("--json", "dead", "show", queue, l["job_id"]).json_lines()[0]["headers"]
+                 if l["job_id"] else {}) for l in lines]  # an undecodable letter has none
+
+    before = letters()
+    for limit in ("1", "2", "0"):  # a list that stops early puts back the rest too
+        assert cli("dead", "list", queue, "--limit", limit).status == 0
+    assert letters() == before
+    assert [(line["reason"], headers.get("x-extra")) for line, headers in before] == [
+        ("reason 0", "v0"), ("reason 1", None), ("reason 2", "v2")]
+    [line] = cli("--json", "stats", queue).json_lines()
+    assert line["dead"] == 3
+    got = []
+    while (body := subprocess.run(["amqp-get", "-u", amqp.url, "-q", queue + ".dead"],
+                                  capture_output=True)).returncode == 0:
+        got.append(body.stdout)
+    assert got == [b.encode() for b in bodies], "the letters' bodies, in order, unchanged"
 
 
 def test_dead_list_filters_and_limits(cli, amqp, queue):
@@ -169,16 +210,54 @@ def test_peek_shows_the_next_jobs_and_leaves_them(cli, queue):
     assert cli("--json", "stats", queue).json_lines()[0]["ready"] == 3
 
 
-def put_dead_letters(amqp, queue: str, count: int) -> None:
-    """count dead letters in one amqp-publish (one message a line)."""
+def put_dead_letters(amqp, cli, queue: str, count: int) -> list[str]:
+    """count dead letters in one amqp-publish (one message a line), into an empty queue.dead;
+    returns their job ids.
+
+    amqp-publish does not wait for confirms, so its last messages can still be on their way
+    into the queue when it exits: this waits until the queue holds all of them."""
     now = int(time.time() * 1000)
-    lines = "".join(json.dumps({"job_id": str(uuid.uuid4()), "job_type": "bulk", "queue": queue,
-                                "attempt": 1, "enqueued_at_ms": now, "deferrals": 0,
-                                "priority": 0, "payload": {"n": n}}) + "\n"
-                    for n in range(count))
+    ids = [str(uuid.uuid4()) for _ in range(count)]
+    lines = [json.dumps({"job_id": job_id, "job_type": "bulk", "queue": queue, "attempt": 1,
+                         "enqueued_at_ms": now, "deferrals": 0, "priority": 0,
+                         "payload": {"n": n}}) + "\n" for n, job_id in enumerate(ids)]
     subprocess.run(["amqp-publish", "-u", amqp.url, "-r", queue + ".dead", "-p", "-l",
                     "-H", "x-death-reason: timeout", "-H", f"x-original-queue: {queue}"],
-                   input=lines.encode(), check=True, capture_output=True)
+                   input="".join(lines).encode(), check=True, capture_output=True)
+    deadline = time.monotonic() + 30
+    while (dead := cli("--json", "stats", queue).json_lines()[0]["dead"]) < count:
+        assert time.monotonic() < deadline, f"{dead} of {count} dead letters arrived"
+        time.sleep(0.05)
+    return ids
+
+
+def test_a_replay_reaches_a_worker_consuming_the_queue_and_loses_no_job(cli, amqp, queue,
+                                                                       counting_worker):
+    worker = subprocess.Popen([counting_worker, cli.url, queue, "1000", "120"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert worker.stdout.readline() == "ready\n"  # the queue is declared, the worker on
+        ids = put_dead_letters(amqp, cli, queue, 1000)
+        started = time.monotonic()
+        replay = cli("dead", "replay", queue, "--all")
+        replay_s = time.monotonic() - started
+        assert replay.status == 0, replay.stderr
+        assert replay.stdout.strip() == f"replayed 1000 dead letter(s) of '{queue}' as attempt 1"
+        out, _ = worker.communicate(timeout=150)
+    finally:
+        worker.kill()
+    *runs, summary = out.splitlines()
+    ran = collections.Counter(line.split()[0] for line in runs)
+    lost = set(ids) - set(ran)
+    duplicated = sum(n - 1 for n in ran.values())
+    print(f"replay of 1000 dead letters beside a worker: {len(ran)} ran, {len(lost)} lost, "
+          f"{duplicated} duplicated, replay took {replay_s:.2f} s")
+    assert worker.returncode == 0 and summary == f"ran 1000 distinct job(s) in {len(runs)} run(s)"
+    assert not lost and set(ran) == set(ids)
+    assert duplicated == 0, "a replay without a fault runs each job once"
+    assert {line.split()[1] for line in runs} == {"1"}, "replayed as attempt 1"
+    [line] = cli("--json", "stats", queue).json_lines()
+    assert (line["ready"], line["dead"]) == (0, 0)
 
 
 def run_with_terminal_stderr(cli, *args: str) -> tuple[int, str, str]:
@@ -209,14 +288,14 @@ def run_with_terminal_stderr(cli, *args: str) -> tuple[int, str, str]:
 def test_a_long_replay_draws_a_progress_bar_on_a_terminal(cli, amqp, queue):
     amqp.declare(queue)  # no job held: the queue holds only what is replayed
     amqp.declare(queue + ".dead")
-    put_dead_letters(amqp, queue, 1000)
+    put_dead_letters(amqp, cli, queue, 1000)
     status, out, err = run_with_terminal_stderr(cli, "dead", "replay", queue, "--all")
     assert status == 0, err
     assert out.strip() == f"replayed 1000 dead letter(s) of '{queue}' as attempt 1"
     assert "/1000 dead letters examined" in err, err
     assert err.endswith("\r\x1b[K"), "the bar's line is cleared at the end"
     assert cli("--json", "stats", queue).json_lines()[0]["ready"] == 1000
-    put_dead_letters(amqp, queue, 1000)
+    put_dead_letters(amqp, cli, queue, 1000)
     quiet = cli("dead", "purge", queue, "--all", "--yes")  # stderr is no terminal: no bar
     assert quiet.status == 0 and quiet.stderr == "", quiet.stderr
     assert quiet.stdout.strip() == f"removed 1000 dead letter(s) of '{queue}'"
