@@ -12,6 +12,17 @@ namespace {
 // Replays publish this many at once: one confirm round trip each, not one per letter.
 constexpr std::size_t replay_batch = 100;
 
+// Hands each message of browser that filter selects to take, in queue order, until the
+// queue has no more or take returns false.
+void for_each_selected(QueueBrowser &browser, const MessageFilter &filter,
+                       const std::function<bool(QueueMessage &&)> &take) {
+    const std::uint64_t now_ms = unix_now_ms();
+    while (std::optional<BrowsedMessage> next = browser.next()) {
+        QueueMessage message = read_queue_message(std::move(*next));
+        if (filter.selects(message, now_ms) && !take(std::move(message))) return;
+    }
+}
+
 // Walks every selected message: acted on in batches by act, which returns the failure
 // of each (nullopt: done, so it is removed).
 using Act = std::function<std::vector<std::optional<Error>>(const std::vector<QueueMessage> &)>;
@@ -24,7 +35,6 @@ WalkOutcome walk_selected(Backend &backend, const std::string &queue_name,
         if (!outcome.first_failure) outcome.first_failure = error;
     };
     std::unique_ptr<QueueBrowser> browser = backend.browse(queue_name);
-    const std::uint64_t now_ms = unix_now_ms();
     std::vector<QueueMessage> batch;
     auto flush = [&] {
         const std::vector<std::optional<Error>> failures = act(batch);
@@ -42,12 +52,11 @@ WalkOutcome walk_selected(Backend &backend, const std::string &queue_name,
         }
         batch.clear();
     };
-    while (std::optional<BrowsedMessage> next = browser->next()) {
-        QueueMessage message = read_queue_message(std::move(*next));
-        if (!filter.selects(message, now_ms)) continue;
+    for_each_selected(*browser, filter, [&](QueueMessage &&message) {
         batch.push_back(std::move(message));
         if (batch.size() == replay_batch) flush();
-    }
+        return true;
+    });
     flush();
     browser->close();
     return outcome;
@@ -58,16 +67,10 @@ WalkOutcome walk_selected(Backend &backend, const std::string &queue_name,
 void browse_messages(Backend &backend, const std::string &queue_name, const MessageFilter &filter,
                      std::size_t limit, const std::function<bool(const QueueMessage &)> &visit) {
     std::unique_ptr<QueueBrowser> browser = backend.browse(queue_name);
-    const std::uint64_t now_ms = unix_now_ms();
     std::size_t visited = 0;
-    while (limit == 0 || visited < limit) {
-        std::optional<BrowsedMessage> next = browser->next();
-        if (!next) break;
-        const QueueMessage message = read_queue_message(std::move(*next));
-        if (!filter.selects(message, now_ms)) continue;
-        ++visited;
-        if (!visit(message)) break;
-    }
+    for_each_selected(*browser, filter, [&](QueueMessage &&message) {
+        return visit(message) && ++visited != limit;  // limit 0: never reached
+    });
     browser->close();
 }
 

@@ -269,6 +269,8 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
               subscription
                   ->generation++;  // later settles are dropped, never sent on a closed channel
               subscription->deliveries->fail(Error(QY_ERR_CLOSED, "", "the consumer was closed"));
+              // Answered before the channel.close (unlike give_back): a shutdown never waits
+              // on a socket that is going away, and the worker needs nothing from the close.
               done->set_value();
               // Not open while a consumer the broker cancelled waits to consume again.
               if (subscription->channel_open) session.close_channel(subscription->channel);
