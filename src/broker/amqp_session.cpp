@@ -3,6 +3,7 @@
 #include "amqp_failure.hpp"
 #include "amqp_table.hpp"
 #include "browsed_headers.hpp"
+#include "connect_probe.hpp"
 #include "socket_timeouts.hpp"
 
 #include <queuey/version.h>
@@ -79,6 +80,10 @@ AmqpSession::AmqpSession(const AmqpUrl &url, const SessionOptions &options)
             amqp_socket_open_noblock(socket, url.host.c_str(), url.port, &connect_timeout);
         if (opened != AMQP_STATUS_OK) {
             broken_ = true;
+            if (opened == AMQP_STATUS_SOCKET_ERROR)
+                if (auto why = connect_failure(url.host, url.port, options.connect_timeout))
+                    throw ConnectionLost(QY_ERR_CONNECTION,
+                                         "cannot connect to " + server_ + ": " + *why);
             throw_library_error(opened, "cannot connect to " + server_);
         }
         timeval rpc_timeout = to_timeval(options.rpc_timeout);

@@ -75,6 +75,10 @@ TEST_F(Connection, ARefusedPortIsAConnectionErrorWithinTheConnectTimeout) {
     EXPECT_EQ(outcome.status, QY_ERR_CONNECTION) << outcome.message;
     EXPECT_NE(outcome.message.find(std::to_string(nobody.port())), std::string::npos)
         << "the message should name the broker: " << outcome.message;
+    EXPECT_NE(outcome.message.find(
+                  ": connection refused (127.0.0.1:" + std::to_string(nobody.port()) + ")"),
+              std::string::npos)
+        << "the message should say why: " << outcome.message;
     EXPECT_EQ(outcome.message.find(":" + endpoint().password + "@"), std::string::npos)
         << outcome.message;
     EXPECT_FALSE(client);
