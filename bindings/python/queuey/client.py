@@ -10,6 +10,7 @@ from . import _convert, _exit, _log, messages
 from ._ffi import call, check, ffi, lib, new_err
 from ._handle import Handle
 from .config import QueueConfig
+from .consumer import Consumer
 from .envelope import Envelope
 from .errors import QueueyError
 from .messages import Message, QueueCounts
@@ -105,6 +106,12 @@ class Client(Handle):
     def producer(self) -> Producer:
         """A producer on this client."""
         return Producer(self)
+
+    def consumer(self, queue: QueueConfig | str) -> Consumer:
+        """A consumer of a queue that this client declared, to receive and settle jobs by
+        hand. queue: its name, or its QueueConfig (whose max_priority Delivery.defer()
+        uses)."""
+        return Consumer(self, queue)
 
     # Looking into queues; dead letters. The selection keywords (job_ids, job_type,
     # reason_contains, older_than) must all hold; none given selects every message.
