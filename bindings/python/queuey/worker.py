@@ -131,8 +131,7 @@ class Worker(Handle):
         self._keep: list[Any] = []  # the user_data handles the library holds
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        call(lib.qy_worker_set_concurrency, self._p,
-             _convert.unsigned(concurrency, "concurrency", 32))
+        self.set_concurrency(concurrency)
         if job_timeout is not None:
             call(lib.qy_worker_set_job_timeout_ms, self._p,
                  _convert.milliseconds(job_timeout, "job_timeout", 2**32 - 1))
@@ -140,6 +139,11 @@ class Worker(Handle):
              _convert.unsigned(max_lost_runs, "max_lost_runs", 32, 1))
         if retry is not None:
             self.set_retry(retry)
+
+    def set_concurrency(self, concurrency: int) -> None:
+        """How many jobs run at once (0: the sum of the queues' prefetch); before run()."""
+        call(lib.qy_worker_set_concurrency, self._p,
+             _convert.unsigned(concurrency, "concurrency", 32))
 
     def handler(self, job_type: str, *, retry: RetryPolicy | None = None) -> Callable[[_F], _F]:
         """Decorator: registers the function as the handler of job_type."""
