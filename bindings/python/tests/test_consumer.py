@@ -17,12 +17,6 @@ def client(memory):
 
 
 @pytest.fixture
-def producer(client):
-    with client.producer() as producer:
-        yield producer
-
-
-@pytest.fixture
 def consumer(client):
     with client.consumer(QUEUE) as consumer:
         yield consumer
