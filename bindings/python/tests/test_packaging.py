@@ -1,5 +1,6 @@
 """pip installs the package with the in-tree build backend, offline."""
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -56,3 +57,10 @@ def test_wheel_metadata_names_the_runtime_dependency(tmp_path):
     assert "queuey/worker.py,sha256=" in record
     assert entry_points == "[console_scripts]\nqueuey-worker = queuey.worker_cli:main\n"
 
+
+
+def test_meson_runs_every_broker_test_file_with_the_broker():
+    """meson.build lists the test_broker*.py files: python_broker runs them, python_memory
+    leaves them out; a file missing from the list would run in neither or wrongly."""
+    listed = re.findall(r"'(test_broker\w*\.py)'", (PROJECT / "meson.build").read_text())
+    assert sorted(listed) == sorted(p.name for p in HERE.glob("test_broker*.py"))
