@@ -8,6 +8,7 @@
 from . import _ffi
 from .client import Client, MemoryCount
 from .config import QueueConfig, RetryPolicy
+from .consumer import Consumer, Delivery
 from .envelope import Envelope
 from .errors import (BrokerError, ClosedError, DeliveryError, EnvelopeError, InternalError,
                      InvalidArgumentError, QueueyError, Status)
@@ -26,7 +27,8 @@ def library_version() -> str:
 
 
 __all__ = [
-    "BatchResult", "BrokerError", "Client", "ClosedError", "Counter", "Defer", "DeliveryError",
+    "BatchResult", "BrokerError", "Client", "ClosedError", "Consumer", "Counter", "Defer",
+    "Delivery", "DeliveryError",
     "Envelope", "EnvelopeError", "Fatal", "InternalError", "InvalidArgumentError", "Job",
     "JobOutcome", "MemoryCount", "Message", "Producer", "QueueConfig", "QueueCounts",
     "QueueyError", "Retry", "RetryPolicy", "Status", "Worker", "library_version",

@@ -3,12 +3,14 @@ memory:// backend."""
 from __future__ import annotations
 
 import enum
+import logging
 from typing import Any, Iterable
 
-from . import _convert, messages
+from . import _convert, _exit, _log, messages
 from ._ffi import call, check, ffi, lib, new_err
 from ._handle import Handle
 from .config import QueueConfig
+from .consumer import Consumer
 from .envelope import Envelope
 from .errors import QueueyError
 from .messages import Message, QueueCounts
@@ -30,7 +32,7 @@ class MemoryCount(enum.IntEnum):
 def _options(fallback_urls: Iterable[str], connection_name: str | None, heartbeat: int | None,
              connect_timeout: _convert.Duration | None,
              publish_timeout: _convert.Duration | None, ca_cert_file: str | None,
-             reconnect_attempts: int | None) -> Any:
+             reconnect_attempts: int | None, logger: logging.Logger | None) -> Any:
     out = ffi.new("qy_client_options **")
     call(lib.qy_client_options_new, out)
     opts = ffi.gc(out[0], lib.qy_client_options_free)
@@ -54,6 +56,8 @@ def _options(fallback_urls: Iterable[str], connection_name: str | None, heartbea
     if reconnect_attempts is not None:
         attempts = _convert.unsigned(reconnect_attempts, "reconnect_attempts", 63, -1)
         call(lib.qy_client_options_set_reconnect, opts, attempts, 500, 2.0, 30000, 1)
+    if logger is not None:
+        _log.route(opts, logger)
     return opts
 
 
@@ -63,6 +67,12 @@ class Client(Handle):
 
     reconnect_attempts: -1 (the default) reconnects forever, 0 never, N gives up after N.
     Durations are in seconds.
+
+    log: the library's log lines (connection lost, reconnects, blocked publishing, settle
+    failures, ...) become records of the logger "queuey.library" (True, the default), of
+    a logging.Logger you pass, or are not produced at all (False: no log thread either).
+    Levels map as DEBUG, INFO, WARNING, ERROR. At interpreter exit the clients that log
+    are closed (queuey._exit).
     """
 
     _what = "client"
@@ -71,15 +81,19 @@ class Client(Handle):
                  connection_name: str | None = None, heartbeat: int | None = None,
                  connect_timeout: _convert.Duration | None = None,
                  publish_timeout: _convert.Duration | None = None,
-                 ca_cert_file: str | None = None, reconnect_attempts: int | None = None) -> None:
+                 ca_cert_file: str | None = None, reconnect_attempts: int | None = None,
+                 log: _log.LogTarget = True) -> None:
+        logger = _log.logger_for(log)
         opts = _options(fallback_urls, connection_name, heartbeat, connect_timeout,
-                        publish_timeout, ca_cert_file, reconnect_attempts)
+                        publish_timeout, ca_cert_file, reconnect_attempts, logger)
         out = ffi.new("qy_client **")
         try:
             call(lib.qy_client_new, _convert.text(url, "url"), opts, out)
         finally:
             ffi.release(opts)
         super().__init__(out[0], lib.qy_client_free)
+        if logger is not None:
+            _exit.logging_clients.add(self)
 
     def declare(self, queue: QueueConfig | str) -> None:
         """Declares a queue (a name: with the defaults) and its dead-letter queue."""
@@ -92,6 +106,12 @@ class Client(Handle):
     def producer(self) -> Producer:
         """A producer on this client."""
         return Producer(self)
+
+    def consumer(self, queue: QueueConfig | str) -> Consumer:
+        """A consumer of a queue that this client declared, to receive and settle jobs by
+        hand. queue: its name, or its QueueConfig (whose max_priority Delivery.defer()
+        uses)."""
+        return Consumer(self, queue)
 
     # Looking into queues; dead letters. The selection keywords (job_ids, job_type,
     # reason_contains, older_than) must all hold; none given selects every message.

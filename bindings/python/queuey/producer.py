@@ -1,6 +1,7 @@
 """Producers: put jobs on queues, each publish confirmed by the broker."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union
 
@@ -94,6 +95,35 @@ class Producer(Handle):
         finally:
             for env in owned:
                 env.close()
+
+    # asyncio: each *_async method runs its blocking counterpart on a thread of the event
+    # loop's default executor (the C call releases the GIL), so that the loop goes on
+    # meanwhile. Cancelling the awaiting task does not recall a publish under way: the
+    # job may still be enqueued.
+
+    async def enqueue_async(self, queue: str, job_type: str, payload: _convert.Payload, *,
+                            correlation_id: str | None = None) -> str:
+        """enqueue() without blocking the event loop."""
+        return await asyncio.to_thread(self.enqueue, queue, job_type, payload,
+                                       correlation_id=correlation_id)
+
+    async def enqueue_after_async(self, queue: str, job_type: str, payload: _convert.Payload,
+                                  delay: _convert.Duration, *,
+                                  correlation_id: str | None = None) -> str:
+        """enqueue_after() without blocking the event loop."""
+        return await asyncio.to_thread(self.enqueue_after, queue, job_type, payload, delay,
+                                       correlation_id=correlation_id)
+
+    async def defer_async(self, queue: str, job_type: str, payload: _convert.Payload,
+                          delay: _convert.Duration, *, correlation_id: str | None = None) -> str:
+        """defer() without blocking the event loop."""
+        return await asyncio.to_thread(self.defer, queue, job_type, payload, delay,
+                                       correlation_id=correlation_id)
+
+    async def enqueue_batch_async(self, jobs: Iterable[BatchJob]) -> list[BatchResult]:
+        """enqueue_batch() without blocking the event loop. jobs is read into a list
+        first, on the loop's thread."""
+        return await asyncio.to_thread(self.enqueue_batch, list(jobs))
 
     def _publish(self, envelopes: list[Envelope]) -> list[BatchResult]:
         count = len(envelopes)

@@ -6,15 +6,13 @@ does). Nothing a handler raises reaches C: see _dispatch.
 """
 from __future__ import annotations
 
-import atexit
 import enum
 import logging
 import signal
 import threading
-import weakref
 from typing import Any, Callable, Iterable, TypeVar
 
-from . import _convert
+from . import _convert, _exit
 from ._ffi import call, call_for_bytes, check, ffi, lib, new_err
 from ._handle import Handle
 from .client import Client
@@ -110,21 +108,6 @@ _HANDLER_CB = ffi.callback("qy_handler_fn", _dispatch, error=lib.QY_JOB_RETRY,
 _DEAD_LETTER_CB = ffi.callback("qy_dead_letter_fn", _dead_letter, onerror=_unraisable)
 
 
-# Workers whose run() is active. At exit they are shut down and waited for: a C thread
-# that calls a handler while the interpreter finalizes would be killed mid-call.
-_running: "weakref.WeakSet[Worker]" = weakref.WeakSet()
-
-
-@atexit.register
-def _stop_running_workers() -> None:
-    for worker in list(_running):
-        worker.shutdown()
-    for worker in list(_running):
-        thread = worker._thread
-        if thread is not None:
-            thread.join()
-
-
 class Worker(Handle):
     """Runs jobs of `queues` (each declared on client first) with the handlers
     registered by @worker.handler(job_type). concurrency 0: the queues' prefetch;
@@ -148,8 +131,7 @@ class Worker(Handle):
         self._keep: list[Any] = []  # the user_data handles the library holds
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        call(lib.qy_worker_set_concurrency, self._p,
-             _convert.unsigned(concurrency, "concurrency", 32))
+        self.set_concurrency(concurrency)
         if job_timeout is not None:
             call(lib.qy_worker_set_job_timeout_ms, self._p,
                  _convert.milliseconds(job_timeout, "job_timeout", 2**32 - 1))
@@ -157,6 +139,11 @@ class Worker(Handle):
              _convert.unsigned(max_lost_runs, "max_lost_runs", 32, 1))
         if retry is not None:
             self.set_retry(retry)
+
+    def set_concurrency(self, concurrency: int) -> None:
+        """How many jobs run at once (0: the sum of the queues' prefetch); before run()."""
+        call(lib.qy_worker_set_concurrency, self._p,
+             _convert.unsigned(concurrency, "concurrency", 32))
 
     def handler(self, job_type: str, *, retry: RetryPolicy | None = None) -> Callable[[_F], _F]:
         """Decorator: registers the function as the handler of job_type."""
@@ -211,14 +198,14 @@ class Worker(Handle):
             self._thread = threading.Thread(
                 target=lambda: result.append(_run(worker)), name="queuey-worker", daemon=True)
         previous = self._trap_signals() if stop_on_signals else {}
-        _running.add(self)
+        _exit.running_workers.add(self)
         try:
             self._thread.start()
             self._wait()
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-            _running.discard(self)
+            _exit.running_workers.discard(self)
             self._thread = None
         check(*result[0])
 
@@ -243,6 +230,12 @@ class Worker(Handle):
                 interrupted = e
         if interrupted is not None:
             raise interrupted
+
+    def _join(self) -> None:
+        """Waits until the run thread has ended (for the exit hook: queuey._exit)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join()
 
     def shutdown(self) -> None:
         """Asks the worker to stop: it settles the jobs it has, then run() returns.

@@ -35,6 +35,13 @@ def memory() -> Iterator[queuey.Client]:
 
 
 @pytest.fixture
+def producer(client: queuey.Client) -> Iterator[queuey.Producer]:
+    """A producer on the `client` fixture of the test's module."""
+    with client.producer() as producer:
+        yield producer
+
+
+@pytest.fixture
 def queue_name(request: pytest.FixtureRequest) -> str:
     """A queue name of this test's own."""
     test = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)[:120]

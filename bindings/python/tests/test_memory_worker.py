@@ -25,12 +25,6 @@ def client(memory):
 
 
 @pytest.fixture
-def producer(client):
-    with client.producer() as producer:
-        yield producer
-
-
-@pytest.fixture
 def worker(client):
     with queuey.Worker(client, "jobs", retry=queuey.RetryPolicy.fixed(3, 0.001)) as worker:
         yield worker

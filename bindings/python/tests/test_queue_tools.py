@@ -21,12 +21,6 @@ def client(memory):
     return memory
 
 
-@pytest.fixture
-def producer(client):
-    with client.producer() as producer:
-        yield producer
-
-
 def dead_letter_all(client, attempts=1):
     """Runs a worker, one job at a time, until every pending job of QUEUE is dead-lettered
     in order: retried up to `attempts` times in all, then "max attempts" (or fatally, for

@@ -44,6 +44,12 @@ def _metadata(project: dict) -> str:
     return "\n".join(lines) + "\n\n" + (ROOT / project["readme"]).read_text(encoding="utf-8")
 
 
+def _entry_points(scripts: dict) -> str:
+    """entry_points.txt: pip makes a command of each console script."""
+    return "[console_scripts]\n" + "".join(f"{name} = {target}\n"
+                                           for name, target in scripts.items())
+
+
 def _package_files() -> list[tuple[str, bytes]]:
     return [(path.relative_to(ROOT).as_posix(), path.read_bytes())
             for path in sorted((ROOT / PACKAGE).iterdir())
@@ -60,6 +66,8 @@ def _write_wheel(directory: str, files: list[tuple[str, bytes]]) -> str:
                           b"Root-Is-Purelib: true\nTag: py3-none-any\n"),
         (f"{info}/top_level.txt", f"{PACKAGE}\n".encode()),
     ]
+    if project.get("scripts"):
+        files.append((f"{info}/entry_points.txt", _entry_points(project["scripts"]).encode()))
     record = []
     for name, data in files:
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
