@@ -22,7 +22,7 @@ use crate::{args::Args, observed::Observed};
 static QUEUE_NAME: OnceLock<&'static str> = OnceLock::new();
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum XQueues {
+pub(crate) enum XQueues {
     Main,
 }
 
@@ -40,7 +40,7 @@ impl QueueSet for XQueues {
     }
 }
 
-fn set_queue(name: &str) -> Result<(), String> {
+pub(crate) fn set_queue(name: &str) -> Result<(), String> {
     QUEUE_NAME
         .set(Box::leak(name.to_owned().into_boxed_str()))
         .map_err(|_| "the queue name was set twice".to_owned())
@@ -99,7 +99,7 @@ xjob!(
     DeferOnceJob = "defer-once",
 );
 
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
