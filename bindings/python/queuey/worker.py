@@ -67,10 +67,19 @@ def _settle(job: Any, exc: BaseException) -> int:
         if exc.policy is not None:
             with with_policy(exc.policy) as policy:
                 lib.qy_job_set_retry_policy(job, policy, err)
+        error = str(exc) or "Retry"
     else:
         log.warning("handler failed, the job will be retried", exc_info=exc)
-    lib.qy_job_set_error(job, _message(str(exc) or type(exc).__name__), err)
+        error = _exception_text(exc)
+    lib.qy_job_set_error(job, _message(error), err)
     return int(lib.QY_JOB_RETRY)
+
+
+def _exception_text(exc: BaseException) -> str:
+    """"KeyError: 'to'": the exception's type, then its text (str(KeyError('to')) alone
+    is "'to'", which says nothing of what went wrong)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _dispatch(job: Any, user_data: Any) -> int:

@@ -90,7 +90,8 @@ def test_every_outcome_on_the_broker(broker, queue):
         ("always-retry", 1, 0, 0), ("always-retry", 2, 0, 0), ("always-retry", 3, 0, 0),
         ("fatal", 1, 0, 0), ("defer-once", 1, 0, 0), ("defer-once", 1, 1, 10)])
     assert sorted(recorder.dead) == sorted([
-        ("always-retry", 3, "max attempts (3) exhausted after attempt 3: python retry"),
+        ("always-retry", 3,
+         "max attempts (3) exhausted after attempt 3: RuntimeError: python retry"),
         ("fatal", 1, "fatal error: python fatal"),
         ("unknown", 1, "no handler for job type `unknown`")])
     assert (counters["succeeded"], counters["retried"], counters["deferred"]) == (3, 3, 1)
@@ -193,7 +194,7 @@ def test_dead_letters_browsed_and_replayed_on_the_broker(broker, queue):
         run_until(worker, lambda: broker.queue_counts(dead).ready == 1)
     assert broker.queue_counts(queue) == queuey.QueueCounts(ready=0, consumers=0)
 
-    reason = "max attempts (3) exhausted after attempt 3: python retry"
+    reason = "max attempts (3) exhausted after attempt 3: RuntimeError: python retry"
     for _ in range(2):  # a browse puts every letter back
         letters = broker.browse(dead)
         assert [(m.job_id, m.reason, m.original_queue, m.attempt) for m in letters] == [

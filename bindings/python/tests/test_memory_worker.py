@@ -82,7 +82,7 @@ def test_retry_once_then_success(client, producer, worker):
     assert dead_letters(client) == []
 
 
-def test_any_other_exception_is_retryable_with_its_message(client, producer, worker):
+def test_any_other_exception_is_retryable_with_its_type_and_message(client, producer, worker):
     @worker.handler("buggy")
     def buggy(job):
         return {}["missing"]
@@ -98,7 +98,7 @@ def test_any_other_exception_is_retryable_with_its_message(client, producer, wor
         second.add_handler("silent", silent)
         run_until_idle(client, second)
     assert dead_letters(client) == [
-        ("buggy", 3, "max attempts (3) exhausted after attempt 3: 'missing'"),
+        ("buggy", 3, "max attempts (3) exhausted after attempt 3: KeyError: 'missing'"),
         ("silent", 1, "max attempts (1) exhausted after attempt 1: RuntimeError")]
 
 
