@@ -28,8 +28,8 @@ namespace queuey {
 /** A failed call: its status, message (for people) and field ("" when none). */
 class Error : public std::runtime_error {
 public:
-    Error(qy_status status, const std::string &message, std::string field = {})
-        : std::runtime_error(message), status_(status), field_(std::move(field)) {}
+    Error(qy_status status, std::string_view message, std::string field = {})
+        : std::runtime_error(std::string(message)), status_(status), field_(std::move(field)) {}
     qy_status status() const noexcept { return status_; }
     const char *status_name() const noexcept { return qy_status_name(status_); }
     const std::string &field() const noexcept { return field_; }
@@ -148,9 +148,10 @@ protected:
 class Envelope : public EnvelopeView {
 public:
     /** A new job: fresh id, attempt 1, enqueued now. payload_json: one JSON value. */
-    Envelope(const std::string &job_type, const std::string &queue, std::string_view payload_json)
-        : Envelope(detail::make<qy_envelope>(qy_envelope_new, job_type.c_str(), queue.c_str(),
-                                             payload_json.data(), payload_json.size())) {}
+    Envelope(std::string_view job_type, std::string_view queue, std::string_view payload_json)
+        : Envelope(detail::make<qy_envelope>(qy_envelope_new, std::string(job_type).c_str(),
+                                             std::string(queue).c_str(), payload_json.data(),
+                                             payload_json.size())) {}
     /** Decodes a message body. */
     static Envelope from_bytes(std::string_view body) {
         return Envelope(
@@ -168,8 +169,9 @@ public:
     ~Envelope() { qy_envelope_free(get()); }
     qy_envelope *get() const noexcept { return const_cast<qy_envelope *>(env_); }  // ours
     /** Sets the correlation id; "" removes it. */
-    void set_correlation_id(const std::string &id) {
-        detail::call(qy_envelope_set_correlation_id, get(), id.empty() ? nullptr : id.c_str());
+    void set_correlation_id(std::string_view id) {
+        const std::string text(id);
+        detail::call(qy_envelope_set_correlation_id, get(), text.empty() ? nullptr : text.c_str());
     }
 };
 
@@ -201,11 +203,11 @@ class ClientOptions
     : public detail::Handle<ClientOptions, qy_client_options, qy_client_options_free> {
 public:
     ClientOptions() : Handle(detail::make<qy_client_options>(qy_client_options_new)) {}
-    ClientOptions &add_url(const std::string &url) {
-        return invoke(qy_client_options_add_url, url.c_str());
+    ClientOptions &add_url(std::string_view url) {
+        return invoke(qy_client_options_add_url, std::string(url).c_str());
     }
-    ClientOptions &connection_name(const std::string &name) {
-        return invoke(qy_client_options_set_connection_name, name.c_str());
+    ClientOptions &connection_name(std::string_view name) {
+        return invoke(qy_client_options_set_connection_name, std::string(name).c_str());
     }
     ClientOptions &heartbeat(uint16_t seconds) {
         return invoke(qy_client_options_set_heartbeat, seconds);
@@ -216,8 +218,8 @@ public:
     ClientOptions &publish_timeout(Millis t) {
         return invoke(qy_client_options_set_publish_timeout_ms, detail::ms32(t));
     }
-    ClientOptions &ca_cert_file(const std::string &path) {
-        return invoke(qy_client_options_set_ca_cert_file, path.c_str());
+    ClientOptions &ca_cert_file(std::string_view path) {
+        return invoke(qy_client_options_set_ca_cert_file, std::string(path).c_str());
     }
     /** max_attempts: -1 forever, 0 never; see qy_client_options_set_reconnect(). */
     ClientOptions &reconnect(int64_t max_attempts, Millis base, double factor, Millis max,
@@ -246,8 +248,8 @@ enum class QueueType { classic = QY_QUEUE_CLASSIC, quorum = QY_QUEUE_QUORUM };
 /** A logical queue's configuration; see the qy_queue_config_* setters. */
 class QueueConfig : public detail::Handle<QueueConfig, qy_queue_config, qy_queue_config_free> {
 public:
-    explicit QueueConfig(const std::string &name)
-        : Handle(detail::make<qy_queue_config>(qy_queue_config_new, name.c_str())) {}
+    explicit QueueConfig(std::string_view name)
+        : Handle(detail::make<qy_queue_config>(qy_queue_config_new, std::string(name).c_str())) {}
     QueueConfig &type(QueueType type) {
         return invoke(qy_queue_config_set_type, static_cast<qy_queue_type>(type));
     }
@@ -280,14 +282,14 @@ class MessageFilter
     : public detail::Handle<MessageFilter, qy_message_filter, qy_message_filter_free> {
 public:
     MessageFilter() : Handle(detail::make<qy_message_filter>(qy_message_filter_new)) {}
-    MessageFilter &job_id(const std::string &id) {
-        return invoke(qy_message_filter_add_job_id, id.c_str());
+    MessageFilter &job_id(std::string_view id) {
+        return invoke(qy_message_filter_add_job_id, std::string(id).c_str());
     }
-    MessageFilter &job_type(const std::string &type) {
-        return invoke(qy_message_filter_set_job_type, type.c_str());
+    MessageFilter &job_type(std::string_view type) {
+        return invoke(qy_message_filter_set_job_type, std::string(type).c_str());
     }
-    MessageFilter &reason_contains(const std::string &text) {
-        return invoke(qy_message_filter_set_reason_contains, text.c_str());
+    MessageFilter &reason_contains(std::string_view text) {
+        return invoke(qy_message_filter_set_reason_contains, std::string(text).c_str());
     }
     MessageFilter &older_than(Millis age) {
         return invoke(qy_message_filter_set_older_than_ms, detail::ms(age));
@@ -323,23 +325,24 @@ private:
 
 class Client : public detail::Handle<Client, qy_client, qy_client_free> {
 public:
-    explicit Client(const std::string &url)
-        : Handle(detail::make<qy_client>(qy_client_new, url.c_str(), nullptr)) {}
-    Client(const std::string &url, const ClientOptions &options)
-        : Handle(detail::make<qy_client>(qy_client_new, url.c_str(), options.get())) {}
+    explicit Client(std::string_view url)
+        : Handle(detail::make<qy_client>(qy_client_new, std::string(url).c_str(), nullptr)) {}
+    Client(std::string_view url, const ClientOptions &options)
+        : Handle(detail::make<qy_client>(qy_client_new, std::string(url).c_str(), options.get())) {}
     /** Declares the queue, its dead-letter queue, and remembers the configuration. */
     void declare(const QueueConfig &config) { invoke(qy_client_declare, config.get()); }
 
     /** Any queue by its full name (q, q.dead, q.deferred.N); see qy_client_queue_counts(). */
-    QueueCounts queue_counts(const std::string &queue_name) {
+    QueueCounts queue_counts(std::string_view queue_name) {
         QueueCounts counts;
-        invoke(qy_client_queue_counts, queue_name.c_str(), &counts.ready, &counts.consumers);
+        invoke(qy_client_queue_counts, std::string(queue_name).c_str(), &counts.ready,
+               &counts.consumers);
         return counts;
     }
     /** visit(const MessageView &) returns true to go on; what it throws stops the browse and
         comes out here. Nothing is removed; see qy_client_browse() for what it costs. */
     template <typename F>
-    void browse(const std::string &queue_name, F visit, const MessageFilter *filter = nullptr,
+    void browse(std::string_view queue_name, F visit, const MessageFilter *filter = nullptr,
                 size_t limit = 0) {
         struct Visit {
             F &fn;
@@ -354,30 +357,30 @@ public:
                 return 1;
             }
         };
-        invoke(qy_client_browse, queue_name.c_str(), filter ? filter->get() : nullptr, limit,
-               trampoline, &state);
+        invoke(qy_client_browse, std::string(queue_name).c_str(), filter ? filter->get() : nullptr,
+               limit, trampoline, &state);
         if (state.thrown) std::rethrow_exception(state.thrown);
     }
     /** Returns how many were replayed; throws when some stayed (*replayed, when given,
         then holds how many were). See qy_client_replay_dead_letters(). */
-    uint64_t replay_dead_letters(const std::string &queue, const MessageFilter *filter = nullptr,
+    uint64_t replay_dead_letters(std::string_view queue, const MessageFilter *filter = nullptr,
                                  bool keep_attempt = false, uint64_t *replayed = nullptr) {
         uint64_t done = 0;
         qy_error *err = nullptr;
-        const qy_status status =
-            qy_client_replay_dead_letters(get(), queue.c_str(), filter ? filter->get() : nullptr,
-                                          keep_attempt ? 1 : 0, &done, &err);
+        const qy_status status = qy_client_replay_dead_letters(get(), std::string(queue).c_str(),
+                                                               filter ? filter->get() : nullptr,
+                                                               keep_attempt ? 1 : 0, &done, &err);
         if (replayed) *replayed = done;
         detail::check(status, err);
         return done;
     }
     /** As replay_dead_letters(), removing instead; see qy_client_purge_dead_letters(). */
-    uint64_t purge_dead_letters(const std::string &queue, const MessageFilter *filter = nullptr,
+    uint64_t purge_dead_letters(std::string_view queue, const MessageFilter *filter = nullptr,
                                 uint64_t *purged = nullptr) {
         uint64_t done = 0;
         qy_error *err = nullptr;
         const qy_status status = qy_client_purge_dead_letters(
-            get(), queue.c_str(), filter ? filter->get() : nullptr, &done, &err);
+            get(), std::string(queue).c_str(), filter ? filter->get() : nullptr, &done, &err);
         if (purged) *purged = done;
         detail::check(status, err);
         return done;
@@ -421,14 +424,17 @@ public:
     void defer(const EnvelopeView &next, Millis delay) {
         invoke(qy_delivery_defer, next.get(), detail::ms(delay));
     }
-    void dead_letter(const std::string &reason) { invoke(qy_delivery_dead_letter, reason.c_str()); }
+    void dead_letter(std::string_view reason) {
+        invoke(qy_delivery_dead_letter, std::string(reason).c_str());
+    }
 };
 
 /** Receives the jobs of one declared queue. */
 class Consumer : public detail::Handle<Consumer, qy_consumer, qy_consumer_free> {
 public:
-    Consumer(Client &client, const std::string &queue)
-        : Handle(detail::make<qy_consumer>(qy_consumer_new, client.get(), queue.c_str())) {}
+    Consumer(Client &client, std::string_view queue)
+        : Handle(detail::make<qy_consumer>(qy_consumer_new, client.get(),
+                                           std::string(queue).c_str())) {}
     Delivery next(Millis timeout) {
         return Delivery(detail::make<qy_delivery>(qy_consumer_next, get(), detail::ms32(timeout)));
     }
@@ -486,11 +492,11 @@ public:
     Worker &default_retry(const RetryPolicy &p) {
         return invoke(qy_worker_set_default_retry, p.get());
     }
-    Worker &job_type_retry(const std::string &type, const RetryPolicy &p) {
-        return invoke(qy_worker_set_job_type_retry, type.c_str(), p.get());
+    Worker &job_type_retry(std::string_view type, const RetryPolicy &p) {
+        return invoke(qy_worker_set_job_type_retry, std::string(type).c_str(), p.get());
     }
-    Worker &queue_retry(const std::string &queue, const RetryPolicy &p) {
-        return invoke(qy_worker_set_queue_retry, queue.c_str(), p.get());
+    Worker &queue_retry(std::string_view queue, const RetryPolicy &p) {
+        return invoke(qy_worker_set_queue_retry, std::string(queue).c_str(), p.get());
     }
     Worker &max_lost_runs(uint32_t budget) { return invoke(qy_worker_set_max_lost_runs, budget); }
     /** SIGINT and SIGTERM shut the worker down gracefully; see qy_worker_shutdown_on_signals. */
