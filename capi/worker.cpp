@@ -1,6 +1,8 @@
 // qy_worker_* and qy_job_*: running jobs with C handlers.
 #include "guard.hpp"
 
+#include "../src/exception_header.hpp"
+
 using queuey::capi::delay_of;
 using queuey::capi::guarded;
 using queuey::capi::make_handle;
@@ -62,8 +64,7 @@ qy_status qy_worker_new(qy_client *client, const char *const *queues, size_t que
         if (worker->options.queues.empty())
             throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "queues",
                                 "a worker needs at least one queue");
-        worker->options.queue_depths = [backend = source.backend,
-                                        queues = worker->options.queues] {
+        worker->options.queue_depths = [backend = source.backend, queues = worker->options.queues] {
             std::vector<queuey::QueueDepth> depths;
             for (const std::string &queue : queues) {
                 const queuey::QueueCounts counts = backend->counts(queue);
@@ -246,6 +247,17 @@ int qy_job_cancelled(const qy_job *job) { return job && job->job.cancelled() ? 1
 qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err) {
     return guarded(err,
                    [&] { require(job, "job").outcome.message = require_text(message, "message"); });
+}
+
+qy_status qy_job_set_exception(qy_job *job, const char *type, const char *detail, qy_error **err) {
+    return guarded(err, [&] {
+        auto &outcome = require(job, "job").outcome;
+        const std::string_view name = require_text(type, "type");
+        if (name.empty() || name.find('\n') != std::string_view::npos)
+            throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "type",
+                                "type must be one line of text, not empty");
+        outcome.exception = queuey::exception_header_value(name, detail ? detail : "");
+    });
 }
 
 qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, qy_error **err) {

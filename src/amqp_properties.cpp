@@ -1,5 +1,6 @@
 #include "amqp_properties.hpp"
 
+#include "exception_header.hpp"
 #include "utf8.hpp"
 
 namespace queuey {
@@ -26,6 +27,13 @@ AmqpProperties dead_letter_properties(const Envelope &env, std::string_view reas
     props.headers.push_back({"x-death-reason", std::string(reason)});
     props.headers.push_back({"x-original-queue", env.queue});
     props.headers.push_back({"x-attempts", env.attempt});
+    return props;
+}
+
+AmqpProperties dead_letter_properties(const Envelope &env, const DeadLetterCause &cause) {
+    AmqpProperties props = dead_letter_properties(env, cause.reason);
+    if (!cause.exception.empty())
+        props.headers.push_back({std::string(exception_header), cause.exception});
     return props;
 }
 

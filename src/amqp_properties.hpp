@@ -3,6 +3,7 @@
 // sends the same ones. The broker layer turns them into rabbitmq-c structures.
 #pragma once
 
+#include "dead_letter_cause.hpp"
 #include "envelope.hpp"
 
 #include <cstdint>
@@ -47,5 +48,7 @@ AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs)
 
 // publish_properties plus x-death-reason, x-original-queue and x-attempts.
 AmqpProperties dead_letter_properties(const Envelope &env, std::string_view reason);
+// The same, plus x-exception when the cause has one.
+AmqpProperties dead_letter_properties(const Envelope &env, const DeadLetterCause &cause);
 
 }  // namespace queuey

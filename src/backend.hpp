@@ -5,6 +5,7 @@
 
 #include "broker/publish_waiter.hpp"
 #include "consumer_observer.hpp"
+#include "dead_letter_cause.hpp"
 #include "envelope.hpp"
 #include "topology.hpp"
 
@@ -61,8 +62,10 @@ public:
     // policy made of envelope(): next_attempt() for a retry, deferred() for a deferral.
     virtual void retry(const Envelope &next, std::chrono::nanoseconds delay) = 0;
     virtual void defer(const Envelope &next, std::chrono::nanoseconds delay) = 0;
-    // Publishes the envelope to the dead-letter queue with the reason, then acks.
-    virtual void dead_letter(const std::string &reason) = 0;
+    // Publishes the envelope to the dead-letter queue with the cause's headers, then acks.
+    // (An implementation says `using Delivery::dead_letter;` to keep the overload below.)
+    virtual void dead_letter(const DeadLetterCause &cause) = 0;
+    void dead_letter(const std::string &reason) { dead_letter(DeadLetterCause{reason}); }
     // Publishes the same job again to the back of its queue, carrying lost_runs (the
     // lost-run count after this loss), then acks: how a redelivered job comes to run.
     virtual void requeue_lost(std::uint32_t lost_runs) = 0;

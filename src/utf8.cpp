@@ -27,6 +27,38 @@ bool is_valid_utf8(std::string_view text) {
     return true;
 }
 
+namespace {
+
+// The length of the character that lead starts, by its bit pattern; 0 for a byte that
+// starts none (a continuation byte, or 0xF8 and above).
+std::size_t sequence_length(unsigned char lead) {
+    if (lead < 0x80) return 1;
+    if ((lead & 0xE0) == 0xC0) return 2;
+    if ((lead & 0xF0) == 0xE0) return 3;
+    if ((lead & 0xF8) == 0xF0) return 4;
+    return 0;
+}
+
+}  // namespace
+
+std::string valid_utf8(std::string_view text) {
+    if (is_valid_utf8(text)) return std::string(text);
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t length = sequence_length(static_cast<unsigned char>(text[at]));
+        const std::string_view character = text.substr(at, length);
+        if (length > 0 && character.size() == length && is_valid_utf8(character)) {
+            out += character;
+            at += length;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD, for one byte
+            ++at;
+        }
+    }
+    return out;
+}
+
 std::string_view truncate_utf8(std::string_view text, std::size_t max_bytes) {
     if (text.size() <= max_bytes) return text;
     std::size_t cut = max_bytes;

@@ -73,6 +73,22 @@ func (j *Job) SetRetryPolicy(policy RetryPolicy) error {
 	})
 }
 
+// SetException notes the exception (its type and its message or trace) for the header
+// x-exception of the job's dead letter, should this run end in one (qy_job_set_exception:
+// at most 4096 bytes, cut with a marker). typ must be one non-empty line.
+func (j *Job) SetException(typ, detail string) error {
+	return j.h.use(func(p *C.qy_job) error {
+		var args cArgs
+		defer args.free()
+		cType := args.str("exception type", typ)
+		cDetail := args.str("exception detail", detail)
+		if args.err != nil {
+			return args.err
+		}
+		return call(func(err **C.qy_error) C.qy_status { return C.qy_job_set_exception(p, cType, cDetail, err) })
+	})
+}
+
 // outcome is an error that says how to settle the job.
 type outcome struct {
 	result C.qy_job_result

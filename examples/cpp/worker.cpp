@@ -35,11 +35,11 @@ int main(int argc, char **argv) try {
         if (job.deferrals() == 0 && seen++ % 10 == 9) return job.defer(1s, "data not ready yet");
         std::printf("rendered %.*s\n", int(job.payload().size()), job.payload().data());
         if (++done == wanted) worker.shutdown();  // run() returns once running jobs settled
-        return QY_JOB_SUCCESS;
+        return queuey::Outcome::success;
     });
     worker.run();
     std::printf("done: %u rendered, %llu deferrals\n", done.load(),
-                static_cast<unsigned long long>(worker.counter(QY_COUNTER_DEFERRED)));
+                static_cast<unsigned long long>(worker.counter(queuey::Counter::deferred)));
     return 0;
 } catch (const queuey::Error &e) {
     std::fprintf(stderr, "worker: %s: %s\n", e.status_name(), e.what());

@@ -148,7 +148,7 @@ void add_handlers(queuey::Worker &worker, const Run &run, Tally &tally) {
             const auto found = run.plans.find(std::string(job.job_id()));
             if (found == run.plans.end()) {  // an earlier run's job: settle it, count it apart
                 ++tally.leftovers;
-                return QY_JOB_SUCCESS;
+                return queuey::Outcome::success;
             }
             const Plan &plan = found->second;
             std::this_thread::sleep_for(2ms);  // the work
@@ -159,7 +159,7 @@ void add_handlers(queuey::Worker &worker, const Run &run, Tally &tally) {
                                         : job.deferrals() > 0 ? after_deferral
                                                               : first_try,
                                         job.attempt(), job.deferrals()});
-            return QY_JOB_SUCCESS;
+            return queuey::Outcome::success;
         });
     worker.on_dead_letter([&run, &tally](queuey::EnvelopeView env, std::string_view why) {
         const std::string id(env.job_id()), reason(why);
@@ -182,10 +182,10 @@ void add_handlers(queuey::Worker &worker, const Run &run, Tally &tally) {
 }
 
 uint64_t dead_total(const queuey::Worker &worker) {
-    return worker.counter(QY_COUNTER_DEAD_LETTERED_FATAL) +
-           worker.counter(QY_COUNTER_DEAD_LETTERED_EXHAUSTED) +
-           worker.counter(QY_COUNTER_DEAD_LETTERED_UNKNOWN_TYPE) +
-           worker.counter(QY_COUNTER_DEAD_LETTERED_UNDECODABLE);
+    return worker.counter(queuey::Counter::dead_lettered_fatal) +
+           worker.counter(queuey::Counter::dead_lettered_exhausted) +
+           worker.counter(queuey::Counter::dead_lettered_unknown_type) +
+           worker.counter(queuey::Counter::dead_lettered_undecodable);
 }
 
 // Waits until queuey has settled as many jobs as were enqueued (plus leftovers) and every
@@ -195,7 +195,7 @@ bool wait_until_settled(const queuey::Worker &worker, const Run &run, Tally &tal
                         const std::atomic<bool> &worker_returned) {
     const auto deadline = Clock::now() + hard_timeout;
     while (!worker_returned && Clock::now() < deadline) {
-        const uint64_t settled = worker.counter(QY_COUNTER_SUCCEEDED) + dead_total(worker);
+        const uint64_t settled = worker.counter(queuey::Counter::succeeded) + dead_total(worker);
         if (settled >= run.jobs.size() + tally.leftovers && tally.count() == run.jobs.size())
             return true;
         std::this_thread::sleep_for(20ms);
@@ -275,7 +275,7 @@ Check check(const queuey::Worker &worker, const Run &run, const Tally &tally,
     // A job that comes back after a lost connection runs again (at-least-once delivery),
     // and queuey charges it an attempt (its crash-loop guard): the plan no longer holds,
     // nor do queuey's counters match the handlers' view. The same for leftover jobs.
-    const uint64_t lost = worker.counter(QY_COUNTER_WORKER_LOST);
+    const uint64_t lost = worker.counter(queuey::Counter::worker_lost);
     const bool as_planned = std::equal(planned, planned + outcome_count, totals.outcomes) &&
                             totals.retries == planned_retries && totals.deferrals == 1;
     if (lost > 0)
@@ -291,9 +291,9 @@ Check check(const queuey::Worker &worker, const Run &run, const Tally &tally,
         result.problems.push_back("the outcomes, retries or deferrals differ from the plan");
     if (lost > 0 || tally.leftovers > 0) return result;
     result.counters_compared = true;
-    const uint64_t succeeded = worker.counter(QY_COUNTER_SUCCEEDED);
-    const uint64_t retried = worker.counter(QY_COUNTER_RETRIED);
-    const uint64_t deferred = worker.counter(QY_COUNTER_DEFERRED);
+    const uint64_t succeeded = worker.counter(queuey::Counter::succeeded);
+    const uint64_t retried = worker.counter(queuey::Counter::retried);
+    const uint64_t deferred = worker.counter(queuey::Counter::deferred);
     if (succeeded + tally.dead.size() != run.jobs.size() ||
         dead_total(worker) != tally.dead.size() || retried != totals.retries ||
         deferred != totals.deferrals)

@@ -1174,6 +1174,27 @@ QY_API int qy_job_cancelled(const qy_job *job);
 QY_API qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err);
 
 /**
+ * Notes the exception (or other failure with a type and a trace) that ended this run,
+ * for the dead letter: when the job ends dead-lettered by this run's result (QY_JOB_FATAL,
+ * QY_JOB_RETRY with its attempts used up, QY_JOB_UNDECODABLE, or a retry whose hold is
+ * refused), the dead letter carries the header x-exception (string) = type, a newline,
+ * then detail, beside x-death-reason. The value is at most 4096 bytes: a longer one is
+ * cut at a UTF-8 character boundary and ends with "\n[truncated]"; bytes that are not
+ * UTF-8 become U+FFFD. Nothing is kept beyond this run: a retry's next attempt starts
+ * without it, and a run that succeeds, defers or is retried publishes no such header.
+ * A second call replaces the first. The C++ wrapper (queuey.hpp) calls it for every
+ * exception a handler throws.
+ *
+ * type: the exception's type name, one non-empty line. detail: its message or trace,
+ * NULL for none.
+ * Errors: QY_ERR_INVALID_ARGUMENT (a NULL job or type, an empty type, a type with a line
+ * break; the error names the parameter), QY_ERR_NO_MEMORY.
+ * @since 0.2.0
+ */
+QY_API qy_status qy_job_set_exception(qy_job *job, const char *type, const char *detail,
+                                      qy_error **err);
+
+/**
  * The delay and reason of a QY_JOB_DEFER. A delay_ms above 2147483647 (the longest wait
  * of a hold queue, about 24.8 days) fails with QY_ERR_INVALID_ARGUMENT, field
  * "delay_ms", and sets nothing: the handler can still return another result.

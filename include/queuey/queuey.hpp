@@ -5,8 +5,9 @@
 // The rules of queuey.h hold unchanged: what each call does, its thread rule (a handle
 // is used from one thread at a time unless queuey.h says otherwise) and its errors.
 // Callables given to the library (handlers, hooks, the log callback) are copied and
-// freed through the C API's user_data destructors; exceptions never cross into C: a
-// throwing handler counts as a retryable error, a throwing hook or logger is ignored.
+// freed through the C API's user_data destructors; exceptions never cross into C: what
+// a handler throws settles its job (Worker::handle), a throwing hook or logger is ignored.
+// Strings go in as std::string_view and are copied, NUL-terminated, for the C call.
 #ifndef QUEUEY_QUEUEY_HPP
 #define QUEUEY_QUEUEY_HPP
 
@@ -14,22 +15,29 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <utility>
 #include <vector>
+
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#define QUEUEY_HPP_HAVE_CXXABI 1
+#endif
 
 namespace queuey {
 
 /** A failed call: its status, message (for people) and field ("" when none). */
 class Error : public std::runtime_error {
 public:
-    Error(qy_status status, const std::string &message, std::string field = {})
-        : std::runtime_error(message), status_(status), field_(std::move(field)) {}
+    Error(qy_status status, std::string_view message, std::string field = {})
+        : std::runtime_error(std::string(message)), status_(status), field_(std::move(field)) {}
     qy_status status() const noexcept { return status_; }
     const char *status_name() const noexcept { return qy_status_name(status_); }
     const std::string &field() const noexcept { return field_; }
@@ -81,6 +89,30 @@ template <typename F>
 void destroy(void *callable) {
     delete static_cast<F *>(callable);
 }
+// The demangled name of the type of the exception being handled ("std::runtime_error");
+// call it inside a catch block.
+inline std::string current_exception_type() {
+#ifdef QUEUEY_HPP_HAVE_CXXABI
+    if (const std::type_info *type = abi::__cxa_current_exception_type()) {
+        int status = 0;
+        const std::unique_ptr<char, void (*)(void *)> name(
+            abi::__cxa_demangle(type->name(), nullptr, nullptr, &status), std::free);
+        return status == 0 && name ? name.get() : type->name();
+    }
+#endif
+    return "unknown exception";
+}
+
+// An exception that carries a reason, copied without throwing (the text is shared).
+class ReasonedException : public std::exception {
+public:
+    explicit ReasonedException(std::string_view reason)
+        : reason_(std::make_shared<const std::string>(reason)) {}
+    const char *what() const noexcept override { return reason_->c_str(); }
+
+private:
+    std::shared_ptr<const std::string> reason_;
+};
 
 // Unique ownership of a T freed with Free; the base of every handle class Self.
 template <typename Self, typename T, void (*Free)(T *)>
@@ -107,6 +139,84 @@ protected:
 private:
     T *raw_;
 };
+}  // namespace detail
+
+/** What a handler answers (qy_job_result): a handler returns an Outcome or, as before, a
+    qy_job_result. The Job helpers (retry(), fatal(), ...) return the Outcome with its
+    details set. (Before 0.2 they returned a qy_job_result: a lambda that returns both a
+    helper's result and QY_JOB_SUCCESS now says Outcome::success, since all the returns
+    of a lambda must have one type.) */
+enum class Outcome {
+    success = QY_JOB_SUCCESS,
+    retry = QY_JOB_RETRY,
+    fatal = QY_JOB_FATAL,
+    defer = QY_JOB_DEFER,
+    undecodable = QY_JOB_UNDECODABLE,
+};
+
+/** The worker's counters (qy_counter), for Worker::counter(). */
+enum class Counter {
+    succeeded = QY_COUNTER_SUCCEEDED,
+    retried = QY_COUNTER_RETRIED,
+    deferred = QY_COUNTER_DEFERRED,
+    dead_lettered_fatal = QY_COUNTER_DEAD_LETTERED_FATAL,
+    dead_lettered_exhausted = QY_COUNTER_DEAD_LETTERED_EXHAUSTED,
+    dead_lettered_unknown_type = QY_COUNTER_DEAD_LETTERED_UNKNOWN_TYPE,
+    dead_lettered_undecodable = QY_COUNTER_DEAD_LETTERED_UNDECODABLE,
+    timed_out = QY_COUNTER_TIMED_OUT,
+    worker_lost = QY_COUNTER_WORKER_LOST,
+    settle_failures = QY_COUNTER_SETTLE_FAILURES,
+    in_flight = QY_COUNTER_IN_FLIGHT,
+    dead_lettered_lost = QY_COUNTER_DEAD_LETTERED_LOST,
+    dead_lettered_malformed = QY_COUNTER_DEAD_LETTERED_MALFORMED,
+    dropped_malformed = QY_COUNTER_DROPPED_MALFORMED,
+    parked = QY_COUNTER_PARKED,
+};
+
+/** Thrown from a handler: the job is dead-lettered at once ("fatal error: {reason}"), its
+    dead letter's x-exception header saying queuey::Fatal and the reason. what(): reason. */
+class Fatal : public detail::ReasonedException {
+public:
+    explicit Fatal(std::string_view reason) : ReasonedException(reason) {}
+};
+
+/** Thrown from a handler: the job runs again after delay (at most 2147483647 ms) at its
+    queue's max priority, without spending an attempt or asking the retry policy (as
+    Job::defer()). A longer delay makes it a retryable error. what(): reason. */
+class Defer : public detail::ReasonedException {
+public:
+    Defer(Millis delay, std::string_view reason) : ReasonedException(reason), delay_(delay) {}
+    Millis delay() const noexcept { return delay_; }
+
+private:
+    Millis delay_;
+};
+
+namespace detail {
+constexpr qy_job_result result_of(Outcome outcome) noexcept {
+    return static_cast<qy_job_result>(outcome);
+}
+constexpr qy_job_result result_of(qy_job_result result) noexcept { return result; }
+// Settles a job whose handler threw (call it in the catch block): the error is what()
+// (NULL: the type), and the exception is noted for its dead letter.
+inline qy_job_result thrown(qy_job *job, qy_job_result result, const char *what) noexcept {
+    try {
+        const std::string type = current_exception_type();
+        const std::string error = what ? what : "the handler threw " + type;
+        qy_job_set_error(job, error.c_str(), nullptr);
+        qy_job_set_exception(job, type.c_str(), what, nullptr);
+    } catch (...) {  // out of memory: the result stands, without its details
+    }
+    return result;
+}
+// Settles a job whose handler threw Defer: a deferral, or a retryable error that says why
+// there can be none.
+inline qy_job_result deferred(qy_job *job, const Defer &defer) noexcept {
+    qy_error *err = nullptr;
+    if (qy_job_set_defer(job, ms(defer.delay()), defer.what(), &err) == QY_OK) return QY_JOB_DEFER;
+    const std::unique_ptr<qy_error, void (*)(qy_error *)> owned(err, qy_error_free);
+    return thrown(job, QY_JOB_RETRY, err ? qy_error_message(err) : "the deferral failed");
+}
 }  // namespace detail
 
 class Envelope;
@@ -148,9 +258,10 @@ protected:
 class Envelope : public EnvelopeView {
 public:
     /** A new job: fresh id, attempt 1, enqueued now. payload_json: one JSON value. */
-    Envelope(const std::string &job_type, const std::string &queue, std::string_view payload_json)
-        : Envelope(detail::make<qy_envelope>(qy_envelope_new, job_type.c_str(), queue.c_str(),
-                                             payload_json.data(), payload_json.size())) {}
+    Envelope(std::string_view job_type, std::string_view queue, std::string_view payload_json)
+        : Envelope(detail::make<qy_envelope>(qy_envelope_new, std::string(job_type).c_str(),
+                                             std::string(queue).c_str(), payload_json.data(),
+                                             payload_json.size())) {}
     /** Decodes a message body. */
     static Envelope from_bytes(std::string_view body) {
         return Envelope(
@@ -168,8 +279,9 @@ public:
     ~Envelope() { qy_envelope_free(get()); }
     qy_envelope *get() const noexcept { return const_cast<qy_envelope *>(env_); }  // ours
     /** Sets the correlation id; "" removes it. */
-    void set_correlation_id(const std::string &id) {
-        detail::call(qy_envelope_set_correlation_id, get(), id.empty() ? nullptr : id.c_str());
+    void set_correlation_id(std::string_view id) {
+        const std::string text(id);
+        detail::call(qy_envelope_set_correlation_id, get(), text.empty() ? nullptr : text.c_str());
     }
 };
 
@@ -201,11 +313,11 @@ class ClientOptions
     : public detail::Handle<ClientOptions, qy_client_options, qy_client_options_free> {
 public:
     ClientOptions() : Handle(detail::make<qy_client_options>(qy_client_options_new)) {}
-    ClientOptions &add_url(const std::string &url) {
-        return invoke(qy_client_options_add_url, url.c_str());
+    ClientOptions &add_url(std::string_view url) {
+        return invoke(qy_client_options_add_url, std::string(url).c_str());
     }
-    ClientOptions &connection_name(const std::string &name) {
-        return invoke(qy_client_options_set_connection_name, name.c_str());
+    ClientOptions &connection_name(std::string_view name) {
+        return invoke(qy_client_options_set_connection_name, std::string(name).c_str());
     }
     ClientOptions &heartbeat(uint16_t seconds) {
         return invoke(qy_client_options_set_heartbeat, seconds);
@@ -216,8 +328,8 @@ public:
     ClientOptions &publish_timeout(Millis t) {
         return invoke(qy_client_options_set_publish_timeout_ms, detail::ms32(t));
     }
-    ClientOptions &ca_cert_file(const std::string &path) {
-        return invoke(qy_client_options_set_ca_cert_file, path.c_str());
+    ClientOptions &ca_cert_file(std::string_view path) {
+        return invoke(qy_client_options_set_ca_cert_file, std::string(path).c_str());
     }
     /** max_attempts: -1 forever, 0 never; see qy_client_options_set_reconnect(). */
     ClientOptions &reconnect(int64_t max_attempts, Millis base, double factor, Millis max,
@@ -246,8 +358,8 @@ enum class QueueType { classic = QY_QUEUE_CLASSIC, quorum = QY_QUEUE_QUORUM };
 /** A logical queue's configuration; see the qy_queue_config_* setters. */
 class QueueConfig : public detail::Handle<QueueConfig, qy_queue_config, qy_queue_config_free> {
 public:
-    explicit QueueConfig(const std::string &name)
-        : Handle(detail::make<qy_queue_config>(qy_queue_config_new, name.c_str())) {}
+    explicit QueueConfig(std::string_view name)
+        : Handle(detail::make<qy_queue_config>(qy_queue_config_new, std::string(name).c_str())) {}
     QueueConfig &type(QueueType type) {
         return invoke(qy_queue_config_set_type, static_cast<qy_queue_type>(type));
     }
@@ -280,14 +392,14 @@ class MessageFilter
     : public detail::Handle<MessageFilter, qy_message_filter, qy_message_filter_free> {
 public:
     MessageFilter() : Handle(detail::make<qy_message_filter>(qy_message_filter_new)) {}
-    MessageFilter &job_id(const std::string &id) {
-        return invoke(qy_message_filter_add_job_id, id.c_str());
+    MessageFilter &job_id(std::string_view id) {
+        return invoke(qy_message_filter_add_job_id, std::string(id).c_str());
     }
-    MessageFilter &job_type(const std::string &type) {
-        return invoke(qy_message_filter_set_job_type, type.c_str());
+    MessageFilter &job_type(std::string_view type) {
+        return invoke(qy_message_filter_set_job_type, std::string(type).c_str());
     }
-    MessageFilter &reason_contains(const std::string &text) {
-        return invoke(qy_message_filter_set_reason_contains, text.c_str());
+    MessageFilter &reason_contains(std::string_view text) {
+        return invoke(qy_message_filter_set_reason_contains, std::string(text).c_str());
     }
     MessageFilter &older_than(Millis age) {
         return invoke(qy_message_filter_set_older_than_ms, detail::ms(age));
@@ -323,23 +435,24 @@ private:
 
 class Client : public detail::Handle<Client, qy_client, qy_client_free> {
 public:
-    explicit Client(const std::string &url)
-        : Handle(detail::make<qy_client>(qy_client_new, url.c_str(), nullptr)) {}
-    Client(const std::string &url, const ClientOptions &options)
-        : Handle(detail::make<qy_client>(qy_client_new, url.c_str(), options.get())) {}
+    explicit Client(std::string_view url)
+        : Handle(detail::make<qy_client>(qy_client_new, std::string(url).c_str(), nullptr)) {}
+    Client(std::string_view url, const ClientOptions &options)
+        : Handle(detail::make<qy_client>(qy_client_new, std::string(url).c_str(), options.get())) {}
     /** Declares the queue, its dead-letter queue, and remembers the configuration. */
     void declare(const QueueConfig &config) { invoke(qy_client_declare, config.get()); }
 
     /** Any queue by its full name (q, q.dead, q.deferred.N); see qy_client_queue_counts(). */
-    QueueCounts queue_counts(const std::string &queue_name) {
+    QueueCounts queue_counts(std::string_view queue_name) {
         QueueCounts counts;
-        invoke(qy_client_queue_counts, queue_name.c_str(), &counts.ready, &counts.consumers);
+        invoke(qy_client_queue_counts, std::string(queue_name).c_str(), &counts.ready,
+               &counts.consumers);
         return counts;
     }
     /** visit(const MessageView &) returns true to go on; what it throws stops the browse and
         comes out here. Nothing is removed; see qy_client_browse() for what it costs. */
     template <typename F>
-    void browse(const std::string &queue_name, F visit, const MessageFilter *filter = nullptr,
+    void browse(std::string_view queue_name, F visit, const MessageFilter *filter = nullptr,
                 size_t limit = 0) {
         struct Visit {
             F &fn;
@@ -354,30 +467,30 @@ public:
                 return 1;
             }
         };
-        invoke(qy_client_browse, queue_name.c_str(), filter ? filter->get() : nullptr, limit,
-               trampoline, &state);
+        invoke(qy_client_browse, std::string(queue_name).c_str(), filter ? filter->get() : nullptr,
+               limit, trampoline, &state);
         if (state.thrown) std::rethrow_exception(state.thrown);
     }
     /** Returns how many were replayed; throws when some stayed (*replayed, when given,
         then holds how many were). See qy_client_replay_dead_letters(). */
-    uint64_t replay_dead_letters(const std::string &queue, const MessageFilter *filter = nullptr,
+    uint64_t replay_dead_letters(std::string_view queue, const MessageFilter *filter = nullptr,
                                  bool keep_attempt = false, uint64_t *replayed = nullptr) {
         uint64_t done = 0;
         qy_error *err = nullptr;
-        const qy_status status =
-            qy_client_replay_dead_letters(get(), queue.c_str(), filter ? filter->get() : nullptr,
-                                          keep_attempt ? 1 : 0, &done, &err);
+        const qy_status status = qy_client_replay_dead_letters(get(), std::string(queue).c_str(),
+                                                               filter ? filter->get() : nullptr,
+                                                               keep_attempt ? 1 : 0, &done, &err);
         if (replayed) *replayed = done;
         detail::check(status, err);
         return done;
     }
     /** As replay_dead_letters(), removing instead; see qy_client_purge_dead_letters(). */
-    uint64_t purge_dead_letters(const std::string &queue, const MessageFilter *filter = nullptr,
+    uint64_t purge_dead_letters(std::string_view queue, const MessageFilter *filter = nullptr,
                                 uint64_t *purged = nullptr) {
         uint64_t done = 0;
         qy_error *err = nullptr;
         const qy_status status = qy_client_purge_dead_letters(
-            get(), queue.c_str(), filter ? filter->get() : nullptr, &done, &err);
+            get(), std::string(queue).c_str(), filter ? filter->get() : nullptr, &done, &err);
         if (purged) *purged = done;
         detail::check(status, err);
         return done;
@@ -421,14 +534,17 @@ public:
     void defer(const EnvelopeView &next, Millis delay) {
         invoke(qy_delivery_defer, next.get(), detail::ms(delay));
     }
-    void dead_letter(const std::string &reason) { invoke(qy_delivery_dead_letter, reason.c_str()); }
+    void dead_letter(std::string_view reason) {
+        invoke(qy_delivery_dead_letter, std::string(reason).c_str());
+    }
 };
 
 /** Receives the jobs of one declared queue. */
 class Consumer : public detail::Handle<Consumer, qy_consumer, qy_consumer_free> {
 public:
-    Consumer(Client &client, const std::string &queue)
-        : Handle(detail::make<qy_consumer>(qy_consumer_new, client.get(), queue.c_str())) {}
+    Consumer(Client &client, std::string_view queue)
+        : Handle(detail::make<qy_consumer>(qy_consumer_new, client.get(),
+                                           std::string(queue).c_str())) {}
     Delivery next(Millis timeout) {
         return Delivery(detail::make<qy_delivery>(qy_consumer_next, get(), detail::ms32(timeout)));
     }
@@ -449,26 +565,30 @@ public:
     /** True once the job timed out: its result will be ignored. */
     bool cancelled() const { return qy_job_cancelled(job_) != 0; }
 
-    qy_job_result retry(const std::string &error) { return result(QY_JOB_RETRY, error); }
+    Outcome retry(std::string_view error) { return result(Outcome::retry, error); }
     /** A retry under this policy, above every other. */
-    qy_job_result retry(const std::string &error, const RetryPolicy &policy) {
+    Outcome retry(std::string_view error, const RetryPolicy &policy) {
         detail::call(qy_job_set_retry_policy, job_, policy.get());
         return retry(error);
     }
-    qy_job_result fatal(const std::string &error) { return result(QY_JOB_FATAL, error); }
-    qy_job_result undecodable(const std::string &detail) {
-        return result(QY_JOB_UNDECODABLE, detail);
-    }
+    Outcome fatal(std::string_view error) { return result(Outcome::fatal, error); }
+    Outcome undecodable(std::string_view detail) { return result(Outcome::undecodable, detail); }
     /** Throws Error (QY_ERR_INVALID_ARGUMENT) for a delay above 2147483647 ms; thrown out
         of a handler, that is a retryable error. */
-    qy_job_result defer(Millis delay, const std::string &reason) {
-        detail::call(qy_job_set_defer, job_, detail::ms(delay), reason.c_str());
-        return QY_JOB_DEFER;
+    Outcome defer(Millis delay, std::string_view reason) {
+        detail::call(qy_job_set_defer, job_, detail::ms(delay), std::string(reason).c_str());
+        return Outcome::defer;
+    }
+    /** The x-exception header of the dead letter, should this run end in one
+        (qy_job_set_exception()); a throwing handler has it set for it. */
+    void set_exception(std::string_view type, std::string_view detail) {
+        detail::call(qy_job_set_exception, job_, std::string(type).c_str(),
+                     std::string(detail).c_str());
     }
 
 private:
-    qy_job_result result(qy_job_result kind, const std::string &message) {
-        detail::call(qy_job_set_error, job_, message.c_str());
+    Outcome result(Outcome kind, std::string_view message) {
+        detail::call(qy_job_set_error, job_, std::string(message).c_str());
         return kind;
     }
     qy_job *job_;
@@ -486,30 +606,38 @@ public:
     Worker &default_retry(const RetryPolicy &p) {
         return invoke(qy_worker_set_default_retry, p.get());
     }
-    Worker &job_type_retry(const std::string &type, const RetryPolicy &p) {
-        return invoke(qy_worker_set_job_type_retry, type.c_str(), p.get());
+    Worker &job_type_retry(std::string_view type, const RetryPolicy &p) {
+        return invoke(qy_worker_set_job_type_retry, std::string(type).c_str(), p.get());
     }
-    Worker &queue_retry(const std::string &queue, const RetryPolicy &p) {
-        return invoke(qy_worker_set_queue_retry, queue.c_str(), p.get());
+    Worker &queue_retry(std::string_view queue, const RetryPolicy &p) {
+        return invoke(qy_worker_set_queue_retry, std::string(queue).c_str(), p.get());
     }
     Worker &max_lost_runs(uint32_t budget) { return invoke(qy_worker_set_max_lost_runs, budget); }
     /** SIGINT and SIGTERM shut the worker down gracefully; see qy_worker_shutdown_on_signals. */
     Worker &shutdown_on_signals() { return invoke(qy_worker_shutdown_on_signals); }
-    /** fn(queuey::Job &) -> qy_job_result handles job_type on the worker's threads. An
-        exception from fn counts as a retryable error with its what(). */
+    /** fn(queuey::Job &) -> Outcome (or qy_job_result) handles job_type on the worker's
+        threads. What fn throws settles the job: Fatal dead-letters it, Defer defers it, any
+        other exception is a retryable error with its what() as the error. Each sets the
+        dead letter's x-exception header (should the job end in one) to the exception's
+        demangled type and its what() (Job::set_exception()). */
     template <typename F>
-    Worker &handle(const std::string &job_type, F fn, const RetryPolicy *policy = nullptr) {
+    Worker &handle(std::string_view job_type, F fn, const RetryPolicy *policy = nullptr) {
         qy_handler_fn trampoline = [](qy_job *raw, void *self) -> qy_job_result {
             try {
                 Job job(raw);
-                return (*static_cast<F *>(self))(job);
+                return detail::result_of((*static_cast<F *>(self))(job));
+            } catch (const Fatal &e) {
+                return detail::thrown(raw, QY_JOB_FATAL, e.what());
+            } catch (const Defer &e) {
+                return detail::deferred(raw, e);
             } catch (const std::exception &e) {
-                qy_job_set_error(raw, e.what(), nullptr);
-            } catch (...) {}
-            return QY_JOB_RETRY;
+                return detail::thrown(raw, QY_JOB_RETRY, e.what());
+            } catch (...) {
+                return detail::thrown(raw, QY_JOB_RETRY, nullptr);
+            }
         };
-        return invoke(qy_worker_register, job_type.c_str(), trampoline, new F(std::move(fn)),
-                      detail::destroy<F>, policy ? policy->get() : nullptr);
+        return invoke(qy_worker_register, std::string(job_type).c_str(), trampoline,
+                      new F(std::move(fn)), detail::destroy<F>, policy ? policy->get() : nullptr);
     }
     /** fn(EnvelopeView, std::string_view reason), called before each dead-lettering. */
     template <typename F>
@@ -526,6 +654,9 @@ public:
     /** Runs on this thread (and the worker's own) until shutdown(). */
     void run() { invoke(qy_worker_run); }
     void shutdown() noexcept { qy_worker_shutdown(get()); }
+    uint64_t counter(Counter which) const noexcept {
+        return counter(static_cast<qy_counter>(which));
+    }
     uint64_t counter(qy_counter which) const noexcept { return qy_worker_counter(get(), which); }
     /** The metrics in the Prometheus text format (qy_worker_metrics_text); from any
         thread, while run() runs too. */

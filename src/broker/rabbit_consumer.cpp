@@ -191,10 +191,10 @@ void RabbitDelivery::requeue_lost(std::uint32_t lost_runs) {
     }
 }
 
-void RabbitDelivery::dead_letter(const std::string &reason) {
+void RabbitDelivery::dead_letter(const DeadLetterCause &cause) {
     check_unsettled();
     publish_then_ack({dead_letter_queue_name(config_.name),
-                      dead_letter_properties(envelope_, reason), encode_envelope(envelope_)});
+                      dead_letter_properties(envelope_, cause), encode_envelope(envelope_)});
 }
 
 }  // namespace queuey

@@ -63,7 +63,8 @@ public:
     void ack() override;
     void retry(const Envelope &next, std::chrono::nanoseconds delay) override;
     void defer(const Envelope &next, std::chrono::nanoseconds delay) override;
-    void dead_letter(const std::string &reason) override;
+    using Delivery::dead_letter;
+    void dead_letter(const DeadLetterCause &cause) override;
     void requeue_lost(std::uint32_t lost_runs) override;
 
 private:

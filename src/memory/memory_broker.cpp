@@ -395,16 +395,16 @@ void MemoryBroker::republish(MemoryLease &lease, Republish kind, const Envelope 
     finish_locked(lease, MemoryLease::State::settled);
 }
 
-void MemoryBroker::dead_letter(MemoryLease &lease, const std::string &reason) {
+void MemoryBroker::dead_letter(MemoryLease &lease, const DeadLetterCause &cause) {
     std::lock_guard lock(mutex_);
     check_settleable_locked(lease);
     const std::string &queue = lease.config.name;
     const Envelope &envelope = lease.message.message.envelope;
     MemoryMessage letter{envelope, {}};
-    letter.dead_letter_headers = dead_letter_properties(envelope, reason).headers;
+    letter.dead_letter_headers = dead_letter_properties(envelope, cause).headers;
     if (!route_locked(dead_letter_queue_name(queue), std::move(letter), Clock::now()))
         throw Error(QY_ERR_UNROUTABLE, "", "no queue '" + dead_letter_queue_name(queue) + "'");
-    history_.dead_lettered({queue, envelope, reason, {}});
+    history_.dead_lettered({queue, envelope, cause.reason, {}});
     finish_locked(lease, MemoryLease::State::settled);
 }
 

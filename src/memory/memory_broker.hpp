@@ -88,7 +88,7 @@ public:
     void ack(MemoryLease &lease);
     void republish(MemoryLease &lease, Republish kind, const Envelope &next,
                    std::chrono::nanoseconds delay);
-    void dead_letter(MemoryLease &lease, const std::string &reason);
+    void dead_letter(MemoryLease &lease, const DeadLetterCause &cause);
     // The same job to the back of its queue, carrying lost_runs.
     void requeue_lost(MemoryLease &lease, std::uint32_t lost_runs);
     // The lease stops holding a prefetch slot (Delivery::set_aside).

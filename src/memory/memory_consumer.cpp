@@ -55,8 +55,8 @@ void MemoryDelivery::defer(const Envelope &next, std::chrono::nanoseconds delay)
     broker_->republish(*lease_, MemoryBroker::Republish::defer, next, delay);
 }
 
-void MemoryDelivery::dead_letter(const std::string &reason) {
-    broker_->dead_letter(*lease_, reason);
+void MemoryDelivery::dead_letter(const DeadLetterCause &cause) {
+    broker_->dead_letter(*lease_, cause);
 }
 
 void MemoryDelivery::requeue_lost(std::uint32_t lost_runs) {

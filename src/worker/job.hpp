@@ -20,12 +20,18 @@ struct JobOutcome {
     std::string message;  // the error, the deferral's reason, or the decode problem
     std::chrono::nanoseconds defer_delay{0};
     std::optional<RetryPolicy> retry_policy;  // chosen for this job at run time
+    // What the handler threw (exception_header_value()), for the x-exception header of a
+    // dead letter that this run decides; empty when it noted none. Never carried to a
+    // later attempt.
+    std::string exception{};
 
     static JobOutcome success() { return {}; }
     static JobOutcome retryable(std::string error, std::optional<RetryPolicy> policy = {}) {
         return {Kind::retryable_error, std::move(error), {}, std::move(policy)};
     }
-    static JobOutcome fatal(std::string error) { return {Kind::fatal_error, std::move(error), {}, {}}; }
+    static JobOutcome fatal(std::string error) {
+        return {Kind::fatal_error, std::move(error), {}, {}};
+    }
     static JobOutcome deferred(std::chrono::nanoseconds delay, std::string reason) {
         return {Kind::deferral, std::move(reason), delay, {}};
     }

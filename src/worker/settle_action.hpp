@@ -22,8 +22,11 @@ struct SettleAction {
     Envelope next{};                    // retry, defer: the successor
     std::chrono::nanoseconds delay{0};  // retry, defer: its hold
     std::string reason{};               // dead_letter
-    std::uint32_t lost_runs = 0;        // requeue_lost: the count after this loss
-    bool timed_out = false;             // the run went past the job timeout (queuey_jobs_total)
+    // dead_letter: its x-exception (empty: none); retry: the same, kept for the dead
+    // letter that a refused hold turns it into.
+    std::string exception{};
+    std::uint32_t lost_runs = 0;  // requeue_lost: the count after this loss
+    bool timed_out = false;       // the run went past the job timeout (queuey_jobs_total)
 
     // Publishes a successor into a hold queue.
     bool holds() const { return kind == Kind::retry || kind == Kind::defer; }

@@ -198,7 +198,7 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     }
     if (registration == nullptr) {
         SettleAction action =
-            dead_letter(envelope, "no handler for job type `" + envelope.job_type + "`",
+            dead_letter(envelope, {"no handler for job type `" + envelope.job_type + "`"},
                         counters_.dead_lettered_unknown_type);
         settle(std::move(delivery), std::move(action));
         return;
@@ -285,10 +285,10 @@ SettleAction Worker::decide(const Delivery &delivery, const JobOutcome &outcome,
         case JobOutcome::Kind::success:
             return {.kind = SettleAction::Kind::ack, .counter = &counters_.succeeded};
         case JobOutcome::Kind::retryable_error:
-            return retry_or_give_up(delivery, outcome.message,
+            return retry_or_give_up(delivery, outcome,
                                     policy_for(delivery, registration, &outcome));
         case JobOutcome::Kind::fatal_error:
-            return dead_letter(envelope, "fatal error: " + outcome.message,
+            return dead_letter(envelope, {"fatal error: " + outcome.message, outcome.exception},
                                counters_.dead_lettered_fatal);
         case JobOutcome::Kind::deferral:
             // Costs no attempt and ignores the retry policy; comes back ahead of the backlog.
@@ -298,11 +298,11 @@ SettleAction Worker::decide(const Delivery &delivery, const JobOutcome &outcome,
                     .delay = outcome.defer_delay};
         case JobOutcome::Kind::undecodable: break;
     }
-    return dead_letter(envelope, "decode error: " + outcome.message,
+    return dead_letter(envelope, {"decode error: " + outcome.message, outcome.exception},
                        counters_.dead_lettered_undecodable);
 }
 
-SettleAction Worker::retry_or_give_up(const Delivery &delivery, const std::string &error,
+SettleAction Worker::retry_or_give_up(const Delivery &delivery, const JobOutcome &outcome,
                                       const RetryPolicy &policy) {
     thread_local std::mt19937_64 random{std::random_device{}()};
     const Envelope &envelope = delivery.envelope();
@@ -310,13 +310,15 @@ SettleAction Worker::retry_or_give_up(const Delivery &delivery, const std::strin
         return {.kind = SettleAction::Kind::retry,
                 .counter = &counters_.retried,
                 .next = envelope.next_attempt(),
-                .delay = *delay};
+                .delay = *delay,
+                .exception = outcome.exception};
     const std::uint32_t max_attempts = std::max<std::uint32_t>(policy.max_attempts, 1);
-    return dead_letter(envelope,
-                       "max attempts (" + std::to_string(max_attempts) +
-                           ") exhausted after attempt " + std::to_string(envelope.attempt) + ": " +
-                           error,
-                       counters_.dead_lettered_exhausted);
+    return dead_letter(
+        envelope,
+        {"max attempts (" + std::to_string(max_attempts) + ") exhausted after attempt " +
+             std::to_string(envelope.attempt) + ": " + outcome.message,
+         outcome.exception},
+        counters_.dead_lettered_exhausted);
 }
 
 std::optional<SettleAction> Worker::lost_run(const Delivery &delivery) {
@@ -333,7 +335,7 @@ std::optional<SettleAction> Worker::lost_run(const Delivery &delivery) {
     if (lost >= budget)
         return dead_letter(
             envelope,
-            "lost " + std::to_string(lost) + " times: the worker was lost while running the job",
+            {"lost " + std::to_string(lost) + " times: the worker was lost while running the job"},
             counters_.dead_lettered_lost);
     options_.logger.warn("job " + envelope.job_id + " came back redelivered during attempt " +
                          std::to_string(envelope.attempt) + " (lost run " + std::to_string(lost) +
@@ -343,17 +345,20 @@ std::optional<SettleAction> Worker::lost_run(const Delivery &delivery) {
     return SettleAction{.kind = SettleAction::Kind::requeue_lost, .lost_runs = lost};
 }
 
-SettleAction Worker::dead_letter(const Envelope &envelope, const std::string &reason,
+SettleAction Worker::dead_letter(const Envelope &envelope, DeadLetterCause why,
                                  std::atomic<std::uint64_t> &cause) {
     if (options_.dead_letter_hook) {
         try {
-            options_.dead_letter_hook(envelope, reason);
+            options_.dead_letter_hook(envelope, why.reason);
         } catch (...) {
             options_.logger.warn("the dead-letter hook threw for job " + envelope.job_id +
                                  "; dead-lettering it anyway");
         }
     }
-    return {.kind = SettleAction::Kind::dead_letter, .counter = &cause, .reason = reason};
+    return {.kind = SettleAction::Kind::dead_letter,
+            .counter = &cause,
+            .reason = std::move(why.reason),
+            .exception = std::move(why.exception)};
 }
 
 void Worker::settle(std::shared_ptr<Delivery> delivery, SettleAction action) {
@@ -417,7 +422,9 @@ std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {
             case SettleAction::Kind::ack: delivery.ack(); break;
             case SettleAction::Kind::retry: delivery.retry(action.next, action.delay); break;
             case SettleAction::Kind::defer: delivery.defer(action.next, action.delay); break;
-            case SettleAction::Kind::dead_letter: delivery.dead_letter(action.reason); break;
+            case SettleAction::Kind::dead_letter:
+                delivery.dead_letter(DeadLetterCause{action.reason, action.exception});
+                break;
             case SettleAction::Kind::requeue_lost: delivery.requeue_lost(action.lost_runs); break;
         }
     } catch (const Error &error) {
@@ -430,9 +437,10 @@ std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {
             return error;
         log_unsettled(action, delivery.envelope(), error.what());
         const bool timed_out = action.timed_out;
-        action = dead_letter(delivery.envelope(),
-                             std::string(action.name()) + " refused: " + error.what(),
-                             counters_.dead_lettered_fatal);
+        action = dead_letter(
+            delivery.envelope(),
+            {std::string(action.name()) + " refused: " + error.what(), std::move(action.exception)},
+            counters_.dead_lettered_fatal);
         action.timed_out = timed_out;
         return perform(delivery, action);
     } catch (const std::exception &error) {

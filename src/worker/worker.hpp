@@ -100,10 +100,10 @@ private:
     // the dead-letter hook.
     SettleAction decide(const Delivery &delivery, const JobOutcome &outcome,
                         const Registration *registration);
-    SettleAction retry_or_give_up(const Delivery &delivery, const std::string &error,
+    SettleAction retry_or_give_up(const Delivery &delivery, const JobOutcome &outcome,
                                   const RetryPolicy &policy);
     std::optional<SettleAction> lost_run(const Delivery &delivery);
-    SettleAction dead_letter(const Envelope &envelope, const std::string &reason,
+    SettleAction dead_letter(const Envelope &envelope, DeadLetterCause why,
                              std::atomic<std::uint64_t> &cause);
     // Settles by action, never throwing. A settle that fails is counted, logged and
     // parked to be tried again, unless the delivery went stale.

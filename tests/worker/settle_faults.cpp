@@ -74,9 +74,10 @@ public:
         check();
         inner_->defer(next, delay);
     }
-    void dead_letter(const std::string &reason) override {
+    using Delivery::dead_letter;
+    void dead_letter(const queuey::DeadLetterCause &cause) override {
         check();
-        inner_->dead_letter(reason);
+        inner_->dead_letter(cause);
     }
     void requeue_lost(std::uint32_t lost_runs) override {
         check();

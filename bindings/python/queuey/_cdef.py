@@ -211,6 +211,7 @@ qy_status qy_worker_metrics_text(const qy_worker *worker, char **out, size_t *ou
 const qy_envelope *qy_job_envelope(const qy_job *job);
 int qy_job_cancelled(const qy_job *job);
 qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err);
+qy_status qy_job_set_exception(qy_job *job, const char *type, const char *detail, qy_error **err);
 qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, qy_error **err);
 qy_status qy_job_set_retry_policy(qy_job *job, const qy_retry_policy *policy, qy_error **err);
 """
