@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -124,6 +125,9 @@ func (r *registration) call(ctx context.Context, job *Job) (err error) {
 	defer func() {
 		if p := recover(); p != nil { // a panic must not unwind into C
 			err = fmt.Errorf("the handler panicked: %v", p)
+			// The x-exception header, should this run end dead-lettered: the panic's
+			// value and the goroutine's stack where it panicked.
+			_ = job.SetException(fmt.Sprintf("panic(%T)", p), fmt.Sprintf("%v\n\n%s", p, debug.Stack()))
 		}
 	}()
 	return r.fn(ctx, job)

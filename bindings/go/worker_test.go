@@ -163,6 +163,18 @@ func workerScenarios(t *testing.T, b backend) {
 		id := f.enqueue(t, "panics", nil)
 		_, dead := rec.waitFor(t, 1, 1)
 		expectDeadLetter(t, f, dead, id, "max attempts (1) exhausted after attempt 1: the handler panicked: kaboom")
+		var header string
+		eventually(t, "the dead letter in "+f.queue+".dead", func() bool {
+			found, err := f.client.Browse(f.queue+".dead", &queuey.MessageFilter{JobIDs: []string{id}}, 0)
+			if err != nil || len(found) != 1 {
+				return false
+			}
+			header, _ = found[0].Headers["x-exception"].(string)
+			return true
+		})
+		if !strings.HasPrefix(header, "panic(string)\nkaboom\n\ngoroutine ") || !strings.Contains(header, "worker_test.go") {
+			t.Errorf("x-exception = %q, want the panic's type and value, then its stack", header)
+		}
 	})
 
 	t.Run("undecodable payload", func(t *testing.T) {

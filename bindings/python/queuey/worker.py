@@ -10,6 +10,7 @@ import enum
 import logging
 import signal
 import threading
+import traceback
 from typing import Any, Callable, Iterable, TypeVar
 
 from . import _convert, _exit
@@ -60,6 +61,9 @@ def _settle(job: Any, exc: BaseException) -> int:
     if isinstance(exc, Defer):
         lib.qy_job_set_defer(job, exc.delay_ms, _message(exc.reason), err)
         return int(lib.QY_JOB_DEFER)
+    # The x-exception header, should this run end dead-lettered: the type and traceback.
+    lib.qy_job_set_exception(job, _message(_qualified_name(type(exc))),
+                             _message("".join(traceback.format_exception(exc))), err)
     if isinstance(exc, Fatal):
         lib.qy_job_set_error(job, _message(str(exc)), err)
         return int(lib.QY_JOB_FATAL)
@@ -73,6 +77,11 @@ def _settle(job: Any, exc: BaseException) -> int:
         error = _exception_text(exc)
     lib.qy_job_set_error(job, _message(error), err)
     return int(lib.QY_JOB_RETRY)
+
+
+def _qualified_name(kind: type) -> str:
+    """"KeyError", "queuey.outcomes.Fatal", "myapp.jobs.NoSuchCustomer": builtins bare."""
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
 def _exception_text(exc: BaseException) -> str:

@@ -102,6 +102,40 @@ def test_any_other_exception_is_retryable_with_its_type_and_message(client, prod
         ("silent", 1, "max attempts (1) exhausted after attempt 1: RuntimeError")]
 
 
+class NoSuchCustomer(LookupError):
+    """An application's own exception, for the x-exception header's type line."""
+
+
+def test_a_dead_letter_carries_the_exception_type_and_traceback(client, producer, worker):
+    @worker.handler("lookup")
+    def lookup(job):
+        raise NoSuchCustomer("customer 7")
+
+    @worker.handler("refuse")
+    def refuse(job):
+        raise queuey.Fatal("card declined")
+
+    @worker.handler("once")
+    def once(job):
+        if job.attempt == 1:
+            raise RuntimeError("the first run fails")
+        raise queuey.Retry("then an explicit retry")
+
+    for job_type in ("lookup", "refuse", "once"):
+        producer.enqueue("jobs", job_type, {})
+    run_until_idle(client, worker)
+    headers = {m.job_type: m.headers.get("x-exception") for m in client.browse("jobs.dead")}
+    kind, trace = headers["lookup"].split("\n", 1)
+    assert kind == "test_memory_worker.NoSuchCustomer"
+    assert trace.startswith("Traceback (most recent call last):\n"), trace
+    assert 'raise NoSuchCustomer("customer 7")' in trace
+    assert trace.rstrip().endswith("test_memory_worker.NoSuchCustomer: customer 7"), trace
+    assert headers["refuse"].startswith("queuey.outcomes.Fatal\nTraceback ")
+    # The header is the last run's: the RuntimeError of attempt 1 is not kept.
+    assert headers["once"].startswith("queuey.outcomes.Retry\nTraceback ")
+    assert "RuntimeError" not in headers["once"]
+
+
 def test_base_exceptions_never_escape_into_c(client, producer, worker):
     raised = iter([SystemExit(3), KeyboardInterrupt(), GeneratorExit()])
 
