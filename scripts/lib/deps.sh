@@ -19,6 +19,7 @@ QUEUEY_DEB_PACKAGES=(
     abigail-tools                       # abidw / abidiff for the ABI check
     valgrind
     python3                             # scripts/lib/summary.py, bindings
+    python3-venv                        # python_wheel: the wheel into a fresh venv
     rabbitmq-server amqp-tools          # private broker for integration tests (scripts/broker)
 )
 
@@ -70,6 +71,8 @@ queuey_install_deps() {
 # Python modules of the bindings suite, for the python3 that Meson finds (pip; Debian's
 # own python3 refuses pip installs (PEP 668), so there Debian's python3-MODULE packages,
 # with the module's underscores as hyphens). prometheus_client: queuey.metrics' tests.
+# Not meson-python: pip fetches it and meson from PyPI into the build environment of
+# `pip wheel .` (test python_wheel), as it does for a user's `pip install .`.
 QUEUEY_PYTHON_MODULES=(cffi pytest prometheus_client)
 
 queuey_install_python_deps() {

@@ -1,7 +1,9 @@
 """Loads libqueuey and turns its status codes into exceptions.
 
-The library is looked up, in order, at QUEUEY_LIBRARY (a path), in the directories that
-pkg-config reports for queuey, and by the system's loader (libqueuey.so.0).
+The library is looked up, in order, at QUEUEY_LIBRARY (a path, or a bare libqueuey.so.0
+for the system's loader), next to this file (where `pip install <repository>` puts the
+library it builds), in the directories that pkg-config reports for queuey, and by the
+system's loader (libqueuey.so.0).
 """
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ ffi = cffi.FFI()
 ffi.cdef(CDEF)
 
 SONAME = "libqueuey.so.0"
+# The library that the wheel ships, beside the package's sources (meson.build).
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), SONAME)
 
 
 def _pkg_config(*args: str) -> str:
@@ -42,7 +46,17 @@ def _candidates() -> list[str]:
     if explicit:
         return [explicit]  # a wrong path is an error, not a reason to load another library
     found = [os.path.join(d, SONAME) for d in _pkg_config_dirs()]
-    return [path for path in found if os.path.exists(path)] + [SONAME]
+    return [BUNDLED] + [path for path in found if os.path.exists(path)] + [SONAME]
+
+
+def _load_error(tried: list[str]) -> ImportError:
+    """What to do, then each candidate with dlopen's reason (a library that is there but
+    lacks librabbitmq.so.4 says so)."""
+    return ImportError(
+        "queuey: cannot load libqueuey. Install queuey with the library inside it: "
+        "pip install PATH, PATH a checkout of the queuey repository (its pyproject.toml "
+        "builds libqueuey into the package); or set QUEUEY_LIBRARY to the path of a "
+        "libqueuey.so.0 (libqueuey.so.0 alone: the system's). Tried: " + "; ".join(tried))
 
 
 def _load() -> Any:
@@ -52,8 +66,7 @@ def _load() -> Any:
             return ffi.dlopen(candidate)
         except OSError as e:
             tried.append(f"{candidate}: {e}")
-    raise ImportError("queuey: cannot load libqueuey (set QUEUEY_LIBRARY to its path); tried "
-                      + "; ".join(tried))
+    raise _load_error(tried)
 
 
 lib = _load()
