@@ -31,8 +31,11 @@ if [ "\$(id -u)" = 0 ]; then sudo() { "\$@"; }; fi
 $block
 SCRIPT
 echo "== running them"
-out=$(HOME="$work/home" sh "$work/run.sh" 2>&1) || { echo "$out"; fail "a command of the quick start failed"; }
-echo "$out"
-echo "$out" | grep -q "^example.emails: 0 ready" || fail "the worker left jobs in example.emails"
-[ -x "$work/home/.local/bin/queuey" ] || fail "the queuey command was not installed in ~/.local/bin"
+HOME="$work/home" sh "$work/run.sh" >"$work/out" 2>&1 || { cat "$work/out"; fail "a command of the quick start failed"; }
+cat "$work/out"
+grep -q "^example.emails: 0 ready" "$work/out" || fail "the worker left jobs in example.emails"
+grep -q "Installing cli/queuey to $work/home/.local/bin" "$work/out" ||
+    fail "the queuey command was not installed in ~/.local/bin"
+left=$(find "$work/home/.local" -type f 2>/dev/null)
+[ -z "$left" ] || fail "the uninstall left files in ~/.local: $left"
 echo "the README's quick start works as written"
