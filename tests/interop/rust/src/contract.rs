@@ -162,14 +162,7 @@ pub fn enqueue(argv: &[String]) -> Result<(), String> {
     let url = args.required("url")?;
 
     runtime()?.block_on(async move {
-        let backend = Arc::new(
-            RabbitMqBackend::connect(url)
-                .await
-                .map_err(|e| e.to_string())?,
-        );
-        let producer = Producer::<XQueues, _>::new(backend.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+        let (backend, producer) = connect_producer(url).await?;
         let options = schedule.options(correlation_id);
         let id = match enqueue_known(&producer, job_type, payload.clone(), options).await {
             Some(result) => result,
@@ -179,6 +172,21 @@ pub fn enqueue(argv: &[String]) -> Result<(), String> {
         println!("{id}");
         backend.close().await.map_err(|e| e.to_string())
     })
+}
+
+/// A connection to the broker at `url` and a producer of the contract's queue on it.
+pub(crate) async fn connect_producer(
+    url: &str,
+) -> Result<(Arc<RabbitMqBackend>, Producer<XQueues, RabbitMqBackend>), String> {
+    let backend = Arc::new(
+        RabbitMqBackend::connect(url)
+            .await
+            .map_err(|e| e.to_string())?,
+    );
+    let producer = Producer::<XQueues, _>::new(backend.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((backend, producer))
 }
 
 /// A job type no Rust type carries (the contract's "any other type") can only go

@@ -18,7 +18,7 @@ use std::{
 use queuey::prelude::*;
 use serde_json::{json, Value};
 
-use crate::contract::{runtime, set_queue, XQueues};
+use crate::contract::{connect_producer, runtime, set_queue, XQueues};
 
 #[derive(Serialize, Deserialize)]
 #[serde(transparent)]
@@ -79,14 +79,7 @@ pub fn rates(argv: &[String]) -> Result<(), String> {
         .map_err(|_| format!("N: not a number: {jobs}"))?;
     set_queue(queue)?;
     runtime()?.block_on(async move {
-        let backend = Arc::new(
-            RabbitMqBackend::connect(url)
-                .await
-                .map_err(|e| e.to_string())?,
-        );
-        let producer = Producer::<XQueues, _>::new(backend.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+        let (backend, producer) = connect_producer(url).await?;
         let seconds = match workload.as_str() {
             "enqueue" => {
                 let started = Instant::now();
@@ -97,7 +90,11 @@ pub fn rates(argv: &[String]) -> Result<(), String> {
                 // The preload is untimed; 8 producers in parallel keep it short.
                 let chunk = jobs.div_ceil(8);
                 let preloads = (0..8).map(|i| {
-                    enqueue_each(&producer, (i * chunk).min(jobs), ((i + 1) * chunk).min(jobs))
+                    enqueue_each(
+                        &producer,
+                        (i * chunk).min(jobs),
+                        ((i + 1) * chunk).min(jobs),
+                    )
                 });
                 for result in futures::future::join_all(preloads).await {
                     result?;
