@@ -61,9 +61,12 @@ def _settle(job: Any, exc: BaseException) -> int:
     if isinstance(exc, Defer):
         lib.qy_job_set_defer(job, exc.delay_ms, _message(exc.reason), err)
         return int(lib.QY_JOB_DEFER)
-    # The x-exception header, should this run end dead-lettered: the type and traceback.
-    lib.qy_job_set_exception(job, _message(_qualified_name(type(exc))),
-                             _message("".join(traceback.format_exception(exc))), err)
+    if not isinstance(exc, (Fatal, Retry)):
+        # The x-exception header, should this run end dead-lettered: the type and the
+        # traceback of what went wrong. queuey's own outcomes carry a reason instead, and
+        # their dead letters stay header for header those of the other implementations.
+        lib.qy_job_set_exception(job, _message(_qualified_name(type(exc))),
+                                 _message("".join(traceback.format_exception(exc))), err)
     if isinstance(exc, Fatal):
         lib.qy_job_set_error(job, _message(str(exc)), err)
         return int(lib.QY_JOB_FATAL)
