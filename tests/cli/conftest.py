@@ -111,5 +111,5 @@ def queue(request: pytest.FixtureRequest, amqp: Amqp) -> Iterator[str]:
     """A fresh queue name; it and what queuey declares for it are deleted afterwards."""
     name = f"cli.{re.sub(r'[^A-Za-z0-9_.-]', '_', request.node.name)[:80]}.{uuid.uuid4().hex[:8]}"
     yield name
-    for suffix in ("", ".dead", ".deferred.1000", ".deferred.2000"):
+    for suffix in ("", ".dead", ".deferred.1000", ".deferred.2000", ".deferred.240000"):
         amqp.delete(name + suffix)

@@ -177,13 +177,15 @@ def test_dead_purge_removes_what_it_selects_and_asks_first(cli, amqp, queue):
 
 
 def test_stats_counts_ready_held_and_dead(cli, amqp, queue):
-    declared(cli, queue)  # one job held 2 s
+    # One job held 4 min: a hold that cannot end during the test, however slow the build
+    # (a 2 s hold moved into the queue between --watch's samples under ASan).
+    assert cli("enqueue", queue, "warm_up", "--after", "4m").status == 0
     for n in range(3):
         assert cli("enqueue", queue, "t", json.dumps({"n": n})).status == 0
     put_dead_letter(amqp, queue, "t", "timeout")
     [line] = cli("--json", "stats", queue).json_lines()
     assert line == {"queue": queue, "ready": 3, "consumers": 0, "held": 1, "dead": 1,
-                    "holds": {f"{queue}.deferred.2000": 1}}
+                    "holds": {f"{queue}.deferred.240000": 1}}
     human = cli("stats", queue)
     assert human.stdout.strip() == (
         f"{queue}: 3 ready, 0 consumer(s), 1 held in 1 hold queue(s), 1 dead")
