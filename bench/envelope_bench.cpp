@@ -42,11 +42,16 @@ std::string read_file(const std::string &path) {
 std::string make_payload(std::size_t size) {
     std::uint32_t state = 12345;
     auto next = [&state] { return (state = state * 1664525u + 1013904223u) >> 8; };
-    static const char *const notes[] = {"ok", "café crème", "naïve résumé", "Grüße aus Köln",
-                                        "日本語のテキスト", "emoji 🚀 ok", R"(tab\tand \"quotes\")"};
+    static const char *const notes[] = {"ok",
+                                        "café crème",
+                                        "naïve résumé",
+                                        "Grüße aus Köln",
+                                        "日本語のテキスト",
+                                        "emoji 🚀 ok",
+                                        R"(tab\tand \"quotes\")"};
     std::string json = R"({"tenant":"acme-eu-1","records":[)";
     for (int i = 0;; ++i) {
-        std::string record = (i ? "," : "") + std::string(R"({"id":)") + std::to_string(next()) +
+        std::string record = std::string(i ? "," : "") + R"({"id":)" + std::to_string(next()) +
                              R"(,"name":"user-)" + std::to_string(i) + R"(","score":)" +
                              std::to_string(next() % 1000) + "." + std::to_string(next() % 100) +
                              R"(,"active":)" + (next() % 2 ? "true" : "false") +
@@ -79,9 +84,9 @@ Input inputs[] = {{"seed", {}, {}, {}}, {"payload4k", {}, {}, {}}};
 void set_rate(benchmark::State &state) {
     state.SetItemsProcessed(state.iterations());
     // CPU seconds per iteration, shown with an SI prefix ("812ns").
-    state.counters["per_envelope"] = benchmark::Counter(
-        static_cast<double>(state.iterations()),
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["per_envelope"] =
+        benchmark::Counter(static_cast<double>(state.iterations()),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void queuey_encode(benchmark::State &state, const Input *in) {
@@ -157,7 +162,7 @@ public:
 };
 
 struct Case {
-    const char *operation;   // encode, decode, encode+decode
+    const char *operation;  // encode, decode, encode+decode
     void (*core)(benchmark::State &, const Input *);
     void (*baseline)(benchmark::State &, const Input *);
 };
@@ -186,8 +191,9 @@ int main(int argc, char **argv) {
         for (const Case &c : cases) {
             const std::string suffix = std::string(c.operation) + "/" + in.name;
             for (const bool core : {true, false})
-                benchmark::RegisterBenchmark(((core ? "queuey/" : "rapidjson-dom/") + suffix).c_str(),
-                                             core ? c.core : c.baseline, &in)
+                benchmark::RegisterBenchmark(
+                    ((core ? "queuey/" : "rapidjson-dom/") + suffix).c_str(),
+                    core ? c.core : c.baseline, &in)
                     ->Unit(benchmark::kNanosecond)
                     ->Repetitions(5)
                     ->ReportAggregatesOnly(true);

@@ -42,7 +42,7 @@ std::vector<std::string> split_urls(const std::string &urls) {
 std::string redacted(const std::string &url) {
     const std::vector<std::string> list = split_urls(url);
     std::string out = redacted_one(list.front());  // split_urls gives at least one
-    for (std::size_t i = 1; i < list.size(); ++i) out += "," + redacted_one(list[i]);
+    for (std::size_t i = 1; i < list.size(); ++i) out.append(",").append(redacted_one(list[i]));
     return out;
 }
 

@@ -6,8 +6,16 @@
 #   queuey_setup build "${QUEUEY_BUILD_OPTIONS[@]}"    # configure (or reconfigure) build/
 
 # shellcheck disable=SC2034  # used by the scripts that source this file
-# build/: gcc, every feature on (auto_features also turns on feature options added later).
-QUEUEY_BUILD_OPTIONS=(-Dauto_features=enabled -Dtests=enabled -Dabi_check=enabled -Dbenchmarks=enabled)
+# build/: gcc, every feature on (auto_features also turns on feature options added later),
+# warnings are errors (werror is off by default, so that a user's newer compiler with a
+# new warning still builds queuey; our own builds may not warn at all).
+QUEUEY_BUILD_OPTIONS=(-Dauto_features=enabled -Dtests=enabled -Dabi_check=enabled -Dbenchmarks=enabled
+    -Dwerror=true)
+# build-release/ (scripts/bench's) and build-release-clang/ (CI compiles it): what ships,
+# -O3 and NDEBUG, warning-free, with the C++ programs (tests, benchmarks, examples, the
+# queuey command) but none of the binding or broker-fault harnesses.
+QUEUEY_RELEASE_OPTIONS=(-Dbuildtype=release -Dwerror=true -Dauto_features=disabled -Dtests=enabled
+    -Dbenchmarks=enabled -Dcli=enabled)
 
 # meson setup DIR ARGS..., reusing DIR when it is already a build directory. There the
 # options go through `meson configure` and a regeneration (`ninja build.ninja`), so that

@@ -48,7 +48,9 @@ void append_json(std::string &out, const amqp_field_value_t &field) {
             if (is_valid_utf8(text))
                 append_json_string(out, text);
             else  // not text: say what it is rather than write invalid JSON
-                append_json_string(out, "<" + std::to_string(text.size()) + " bytes, not UTF-8>");
+                append_json_string(out, std::string("<")
+                                            .append(std::to_string(text.size()))
+                                            .append(" bytes, not UTF-8>"));
             return;
         }
         case AMQP_FIELD_KIND_BOOLEAN: out += field.value.boolean ? "true" : "false"; return;

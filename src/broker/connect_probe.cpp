@@ -42,7 +42,7 @@ std::string address_text(const addrinfo &address) {
                       NI_NUMERICHOST | NI_NUMERICSERV) != 0)
         return "?";
     const bool v6 = address.ai_family == AF_INET6;
-    return (v6 ? "[" : "") + std::string(host) + (v6 ? "]:" : ":") + port;
+    return std::string(v6 ? "[" : "").append(host).append(v6 ? "]:" : ":").append(port);
 }
 
 }  // namespace

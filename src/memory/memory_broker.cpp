@@ -34,10 +34,13 @@ std::string describe(const QueueArgumentValue &value) {
     return std::visit(
         [](const auto &v) -> std::string {
             using T = std::decay_t<decltype(v)>;
+            std::string quoted = "'";  // appended, not "'" + ...: see docs/building.md
             if constexpr (std::is_same_v<T, std::string>)
-                return "'" + v + "'";
+                quoted += v;
             else
-                return "'" + std::to_string(v) + "'";
+                quoted += std::to_string(v);
+            quoted += "'";
+            return quoted;
         },
         value);
 }

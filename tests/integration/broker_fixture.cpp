@@ -109,7 +109,7 @@ std::vector<std::pair<std::string, std::string>> read_env_file(const std::string
             value = value.substr(1, value.size() - 2);
             // kv() writes a ' inside single quotes as '\''
             for (std::size_t at; (at = value.find("'\\''")) != std::string::npos;)
-                value.replace(at, 4, "'");
+                value.replace(at, 4, 1, '\'');
         }
         entries.emplace_back(line.substr(0, eq), value);
     }
@@ -169,7 +169,7 @@ std::string shell_quote(std::string_view word) {
 
 std::string rabbitmqctl(const BrokerEndpoint &endpoint, const std::vector<std::string> &args) {
     std::string command = endpoint.ctl;
-    for (const std::string &arg : args) command += " " + shell_quote(arg);
+    for (const std::string &arg : args) command.append(" ").append(shell_quote(arg));
     const CommandResult result = run_command(command);
     if (result.exit_code != 0)
         throw std::runtime_error("'" + command + "' failed (exit " +

@@ -57,7 +57,9 @@ TEST_F(SettleFailures, ARetryWhoseHoldPublishIsNackedLeavesTheOriginalUnacked) {
     ASSERT_TRUE(delivery);
     const std::string job_id = delivery->envelope().job_id;
     {
-        RefusingPolicy refuse(endpoint(), "^" + regex_escape(config.name) + "\\.deferred\\.");
+        RefusingPolicy refuse(
+            endpoint(),
+            std::string("^").append(regex_escape(config.name)).append("\\.deferred\\."));
         const auto error =
             error_of([&] { delivery->retry(delivery->envelope().next_attempt(), 0ms); });
         ASSERT_TRUE(error) << "the retry succeeded although its hold publish was refused";

@@ -145,7 +145,8 @@ TEST(ConfirmTracker, AcksForTagsNotOutstandingAreIgnored) {
 TEST(ConfirmTracker, MultipleSettlesOnlyUpToItsTag) {
     ConfirmTracker tracker;
     auto w = waiter(4);
-    for (std::size_t i = 0; i < 4; ++i) tracker.published("m" + std::to_string(i), w, i);
+    for (std::size_t i = 0; i < 4; ++i)
+        tracker.published(std::string("m").append(std::to_string(i)), w, i);
     tracker.acked(2, true);
     EXPECT_EQ(tracker.outstanding(), 2u);
     EXPECT_FALSE(done(*w));
