@@ -30,7 +30,8 @@ void enqueue_share(qy_producer *producer, const JobSet &jobs, std::size_t first,
 }  // namespace
 
 ProducerRun queuey_run(const Workload &w, std::size_t threads) {
-    const auto client = connect_declared(w.url, w.queue, 16, 1000, w.shape);  // defaults
+    // queuey's default prefetch (16) and delay granularity (1000 ms): unused here.
+    const auto client = connect_declared(w.url, w.queue, 16, 1000, w.shape);
     qy_error *err = nullptr;
     qy_producer *raw_producer = nullptr;
     check_qy(qy_producer_new(client.get(), &raw_producer, &err), err, "creating a producer");
