@@ -75,6 +75,17 @@ TEST_F(QueueTopology, ANonDurableQueueWithoutPrioritiesHasNoPriorityArgument) {
     EXPECT_EQ(queues[hold]->arguments, hold_arguments(config.name, 20000, 40000));
 }
 
+TEST_F(QueueTopology, AnyMaxPriorityFromOneTo255IsDeclaredAsGiven) {
+    for (const int max : {1, 2, 255}) {
+        const auto config = declare_queue(
+            [&](queuey::QueueConfig &c) { c.max_priority = static_cast<std::uint8_t>(max); });
+        auto queues = inspect_queues(endpoint(), {config.name});
+        ASSERT_TRUE(queues[config.name]) << "max priority " << max;
+        EXPECT_EQ(queues[config.name]->arguments,
+                  (Arguments{{"x-max-priority", {"unsignedbyte", std::to_string(max)}}}));
+    }
+}
+
 TEST_F(QueueTopology, TheLongestNameAndTheLongestDelayFitAndTheLeaseIsTwiceTheTtl) {
     queuey::QueueConfig config;
     config.name = new_queue("max");

@@ -129,3 +129,23 @@ def test_bad_arguments(client, consumer):
         client.consumer(7)
     with pytest.raises(queuey.InvalidArgumentError):
         consumer.next(timeout=-1)
+
+
+@pytest.mark.parametrize("max_priority", [0, 1, 2, 255])
+def test_any_max_priority_from_none_to_255_is_declared_and_is_the_deferral_priority(
+        memory, max_priority):
+    config = queuey.QueueConfig(f"priority-{max_priority}", max_priority=max_priority,
+                                delay_granularity=0.001)
+    memory.declare(config)
+    memory.declare(config)  # the same arguments again
+    with pytest.raises(queuey.BrokerError) as raised:
+        memory.declare(queuey.QueueConfig(config.name, max_priority=max_priority ^ 1,
+                                          delay_granularity=0.001))
+    assert raised.value.status == queuey.Status.PRECONDITION_FAILED
+    with memory.producer() as producer, memory.consumer(config) as consumer:
+        producer.enqueue(config.name, "t", {})
+        with consumer.next(timeout=5) as first:
+            first.defer(0)
+        with consumer.next(timeout=5) as second:
+            assert (second.deferrals, second.priority) == (1, max_priority)
+            second.ack()
