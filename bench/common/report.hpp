@@ -36,8 +36,8 @@ struct Side {
     std::function<Sample()> run;
 };
 
-// Runs round after round of every side in order (raw, queuey, raw, queuey, ...: load
-// drifts hit both) and returns each side's median, in the order of `sides`.
+// Runs round after round of every side in order (ceiling, raw, queuey, ceiling, ...:
+// load drifts hit all) and returns each side's median, in the order of `sides`.
 std::vector<Sample> measure_interleaved(const std::vector<Side> &sides, std::size_t rounds,
                                         const std::string &label);
 
