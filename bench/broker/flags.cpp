@@ -7,10 +7,13 @@ namespace {
 const char usage[] =
     "usage: broker_bench [--url URL] [--runs R] [--jobs N] [--single-jobs N] [--batch B]\n"
     "                    [--prefetch P[,P...]] [--only NAME[,NAME...]] [--queue NAME]\n"
-    "                    [--side raw|queuey]\n"
+    "                    [--side ceiling|raw|queuey] [--queue-type classic|quorum]\n"
+    "                    [--max-priority N|none] [--payload-bytes N]\n"
     "Measures queuey against raw rabbitmq-c on the broker at URL (default $QUEUEY_URL),\n"
-    "runs alternating raw, queuey, raw, ...; prints per side the median of R runs.\n"
-    "--side runs one side only (to profile it), and prints no ratios.\n"
+    "both on the same queue, and the ceiling: raw rabbitmq-c on a durable classic queue\n"
+    "without arguments (its line gives raw over ceiling: what the queue's shape costs).\n"
+    "Runs alternate ceiling, raw, queuey, ceiling, ...; prints per side the median of R\n"
+    "runs. --side runs one side only (to profile it), and prints no ratios.\n"
     "NAME: enqueue_single, enqueue_batch, consume_ack. Defaults: R=5, --jobs 20000,\n"
     "--single-jobs 2000, --batch 1000, --prefetch 16, --queue queuey.bench.\n";
 

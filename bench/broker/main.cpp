@@ -1,10 +1,11 @@
 // broker_bench: queuey against raw rabbitmq-c doing the same work on the same broker in
-// the same run. Runs alternate raw, queuey, raw, ... on a freshly declared queue; each
-// side's figure is the median of its runs. See flags.cpp for the command line.
+// the same run, and the ceiling: raw rabbitmq-c on a queue without arguments. Runs
+// alternate ceiling, raw, queuey, ceiling, ... on a freshly declared queue; each side's
+// figure is the median of its runs. See flags.cpp for the command line.
 //
-// stdout, per benchmark (the first prefetch for consume_ack): the bench, raw and cpu
-// lines of common/report.hpp. Further prefetch values print `also consume_ack
-// prefetch=P: ...`. stderr: every run.
+// stdout, per benchmark (the first prefetch for consume_ack): the bench, raw, cpu and
+// ceiling lines of common/report.hpp. Further prefetch values print `also consume_ack
+// prefetch=P: ...`, the cpu and the ceiling line. stderr: every run.
 #include "cli.hpp"
 #include "flags.hpp"
 #include "jobs.hpp"
@@ -35,7 +36,8 @@ const Benchmark all_benchmarks[] = {
 
 // One timed run of one side on a fresh queue, checked afterwards.
 Sample run_once(RawConnection &admin, const Contender &side, const Benchmark &benchmark,
-                const Workload &w) {
+                Workload w) {
+    if (side.on_plain_queue) w.shape = plain_queue;
     admin.delete_queue(w.queue);
     admin.declare_queue(w.queue, w.shape);
     if (benchmark.consumes) preload(w);
@@ -49,11 +51,15 @@ Sample run_once(RawConnection &admin, const Contender &side, const Benchmark &be
     return sample_of(t, w.count);
 }
 
+std::size_t jobs_of(const Benchmark &benchmark, const Flags &flags) {
+    return std::string(benchmark.name) == "enqueue_single" ? flags.single_jobs : flags.jobs;
+}
+
 void run_benchmark(RawConnection &admin, const std::vector<const Contender *> &sides,
                    const Benchmark &benchmark, const Flags &flags, const JobSet &jobs) {
-    const bool single = std::string(benchmark.name) == "enqueue_single";
-    const std::size_t count = single ? flags.single_jobs : flags.jobs;
-    Workload w{flags.url,  flags.queue, &jobs, count, flags.batch, flags.prefetch.front(),
+    Workload w{flags.url,   flags.queue,
+               &jobs,       jobs_of(benchmark, flags),
+               flags.batch, flags.prefetch.front(),
                flags.shape};
     const std::size_t prefetches = benchmark.consumes ? flags.prefetch.size() : 1;
     for (std::size_t i = 0; i < prefetches; ++i) {
@@ -65,11 +71,7 @@ void run_benchmark(RawConnection &admin, const std::vector<const Contender *> &s
             runs.push_back({side->name, [&admin, side, &benchmark, &w] {
                                 return run_once(admin, *side, benchmark, w);
                             }});
-        const auto medians = measure_interleaved(runs, flags.runs, label);
-        if (sides.size() == 2)
-            print_pair(label, medians[1], medians[0], i == 0);
-        else
-            print_one(label, sides[0]->name, medians[0]);
+        print_sides(label, runs, measure_interleaved(runs, flags.runs, label), i == 0);
     }
 }
 
@@ -77,12 +79,10 @@ void run_benchmark(RawConnection &admin, const std::vector<const Contender *> &s
 
 int main(int argc, char **argv) {
     const Flags flags = parse_flags(argc, argv);
-    std::vector<const Contender *> sides;  // raw first: the runs go raw, queuey, raw, ...
-    if (flags.side != "queuey") sides.push_back(&raw_contender);
-    if (flags.side != "raw") sides.push_back(&queuey_contender);
+    const auto sides = chosen_sides(flags, ceiling_contender, raw_contender, queuey_contender);
     try {
         const auto benchmarks = select_benchmarks(all_benchmarks, flags.only);
-        const JobSet jobs(flags.queue, std::max(flags.jobs, flags.single_jobs));
+        const JobSet jobs(flags.queue, most_jobs(benchmarks, flags, jobs_of), flags.payload_bytes);
         std::fprintf(stderr, "broker_bench: %zu-byte bodies, %zu runs per side, %s queue %s\n",
                      jobs[0].message.body.size(), flags.runs, queue_type_name(flags.shape).c_str(),
                      flags.queue.c_str());

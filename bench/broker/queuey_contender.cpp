@@ -69,4 +69,4 @@ Timing consume_ack(const Workload &w) {
 
 }  // namespace
 
-const Contender queuey_contender{"queuey", enqueue_single, enqueue_batch, consume_ack};
+const Contender queuey_contender{"queuey", enqueue_single, enqueue_batch, consume_ack, false};

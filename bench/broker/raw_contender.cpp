@@ -34,7 +34,8 @@ Timing consume_ack(const Workload &w) {
 
 }  // namespace
 
-const Contender raw_contender{"raw", enqueue_single, enqueue_batch, consume_ack};
+const Contender ceiling_contender{"ceiling", enqueue_single, enqueue_batch, consume_ack, true};
+const Contender raw_contender{"raw", enqueue_single, enqueue_batch, consume_ack, false};
 
 // Untimed setup of consume_ack, for both sides: the same pipelined publishing.
 void preload(const Workload &w) {

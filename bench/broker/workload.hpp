@@ -1,4 +1,5 @@
-// What one timed run gets, and the two contenders that run it: raw rabbitmq-c and queuey.
+// What one timed run gets, and the contenders that run it: raw rabbitmq-c and queuey, and
+// the ceiling (raw rabbitmq-c on a queue without arguments).
 // Each run connects on its own, untimed, and returns what its timed part took.
 #pragma once
 
@@ -28,8 +29,10 @@ struct Contender {
     RunFn enqueue_single;  // publish, wait for the confirm, next
     RunFn enqueue_batch;   // publish `batch`, wait for all their confirms, next batch
     RunFn consume_ack;     // receive and ack `count` preloaded jobs
+    bool on_plain_queue;   // declares plain_queue, not the workload's shape: the ceiling
 };
 
+extern const Contender ceiling_contender;
 extern const Contender raw_contender;
 extern const Contender queuey_contender;
 

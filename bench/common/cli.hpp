@@ -25,8 +25,13 @@ public:
     // Prints "PROGRAM: why" and the usage on stderr, exits 2.
     [[noreturn]] void bad(const std::string &why) const;
 
+    // text as a number from min to max, else bad().
+    std::size_t number(const std::string &flag, const std::string &text, std::size_t min,
+                       std::size_t max) const;
     // text as a number from 1 to max, else bad().
-    std::size_t positive(const std::string &flag, const std::string &text, std::size_t max) const;
+    std::size_t positive(const std::string &flag, const std::string &text, std::size_t max) const {
+        return number(flag, text, 1, max);
+    }
 
     // "a,b,,c" -> {"a", "b", "c"}.
     static std::vector<std::string> split(const std::string &list);
@@ -52,6 +57,16 @@ std::vector<const Benchmark *> select_benchmarks(const Benchmark (&all)[N],
     return chosen;
 }
 
+// The most jobs any of the chosen benchmarks runs (jobs_of(benchmark, flags)): the jobs
+// to make, no more, as their payloads can be large.
+template <class Benchmark, class FlagSet>
+std::size_t most_jobs(const std::vector<const Benchmark *> &chosen, const FlagSet &flags,
+                      std::size_t (*jobs_of)(const Benchmark &, const FlagSet &)) {
+    std::size_t most = 0;
+    for (const Benchmark *benchmark : chosen) most = std::max(most, jobs_of(*benchmark, flags));
+    return most;
+}
+
 // The flags every bench program takes, with the URL from $QUEUEY_URL by default.
 struct CommonFlags {
     CommonFlags(std::string default_queue, std::size_t default_jobs)
@@ -62,15 +77,28 @@ struct CommonFlags {
     std::size_t runs = 5;           // --runs: per side and benchmark
     std::size_t jobs;               // --jobs
     std::vector<std::string> only;  // --only NAME,...: default all
-    std::string side;               // --side raw|queuey: only that one (profiling)
-    QueueShape shape;               // --queue-type classic|quorum
+    std::string side;               // --side ceiling|raw|queuey: only that one (profiling)
+    QueueShape shape;               // --queue-type classic|quorum, --max-priority N|none
+    std::size_t payload_bytes = 0;  // --payload-bytes: a JSON string this long; 0: the default
+
+    // Whether the side of that name runs: every side unless --side names one.
+    bool runs_side(const char *name) const { return side.empty() || side == name; }
 
     // A benchmark's name as its report lines show it: tagged unless the queues are
-    // queuey's default on one node.
-    std::string label(const std::string &name) const {
-        return name + label_tag(shape, FlagReader::split(url).size());
-    }
+    // queuey's default on one node and the payload the default one.
+    std::string label(const std::string &name) const;
 };
+
+// The sides that run, in the order their runs alternate (load drifts hit all):
+// ceiling, raw, queuey; with --side the one it names.
+template <class Contender>
+std::vector<const Contender *> chosen_sides(const CommonFlags &flags, const Contender &ceiling,
+                                            const Contender &raw, const Contender &queuey) {
+    std::vector<const Contender *> sides;
+    for (const Contender *side : {&ceiling, &raw, &queuey})
+        if (flags.runs_side(side->name)) sides.push_back(side);
+    return sides;
+}
 
 // Reads argv: the common flags into common, every other one to own_flag, which returns
 // false for a flag it does not know either (an error). No URL at all is an error too.

@@ -7,8 +7,7 @@
 
 namespace {
 
-// With the envelope's other fields this makes a body of about 200 bytes.
-constexpr char payload[] = R"({"user_id":48213,"template":"welcome"})";
+constexpr char default_payload[] = R"({"user_id":48213,"template":"welcome"})";
 
 // What queuey puts on the wire with env, expressed with rabbitmq-c's types.
 void fill_message(const qy_envelope *env, RawMessage &message) {
@@ -65,17 +64,25 @@ void check_qy(qy_status status, qy_error *const &err, const char *doing) {
     throw std::runtime_error(message);
 }
 
-Job::Job(const std::string &queue) {
+std::string payload_of(std::size_t bytes) {
+    if (bytes == 0) return default_payload;
+    if (bytes < 2) throw std::invalid_argument("a JSON string payload takes at least 2 bytes");
+    return '"' + std::string(bytes - 2, 'x') + '"';
+}
+
+Job::Job(const std::string &queue, const std::string &payload) {
     qy_envelope *env = nullptr;
     qy_error *err = nullptr;
-    check_qy(qy_envelope_new("send_email", queue.c_str(), payload, sizeof payload - 1, &env, &err),
-             err, "creating an envelope");
+    check_qy(
+        qy_envelope_new("send_email", queue.c_str(), payload.data(), payload.size(), &env, &err),
+        err, "creating an envelope");
     envelope.reset(env);
     fill_message(env, message);
 }
 
-JobSet::JobSet(const std::string &queue, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) jobs_.emplace_back(queue);
+JobSet::JobSet(const std::string &queue, std::size_t count, std::size_t payload_bytes) {
+    const std::string payload = payload_of(payload_bytes);
+    for (std::size_t i = 0; i < count; ++i) jobs_.emplace_back(queue, payload);
 }
 
 void publish_pipelined(RawConnection &connection, const std::string &queue, const JobSet &jobs,
@@ -88,10 +95,10 @@ void publish_pipelined(RawConnection &connection, const std::string &queue, cons
 }
 
 void publish_new_jobs(RawConnection &connection, const std::string &queue, std::size_t count,
-                      std::size_t batch) {
+                      std::size_t batch, std::size_t payload_bytes) {
     for (std::size_t published = 0; published < count; published += batch) {
         const std::size_t size = std::min(batch, count - published);
-        publish_pipelined(connection, queue, JobSet(queue, size), size, size);
+        publish_pipelined(connection, queue, JobSet(queue, size, payload_bytes), size, size);
     }
 }
 

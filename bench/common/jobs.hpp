@@ -13,8 +13,12 @@
 #include <memory>
 #include <string>
 
+// The JSON payload of every job: a JSON string of `bytes` bytes (at least 2), or with 0 the
+// default, a small object that makes a body of about 215 bytes with the envelope's fields.
+std::string payload_of(std::size_t bytes);
+
 struct Job {
-    explicit Job(const std::string &queue);  // a new envelope of a ~200-byte body
+    Job(const std::string &queue, const std::string &payload);  // a new envelope
 
     std::unique_ptr<qy_envelope, void (*)(qy_envelope *)> envelope{nullptr, qy_envelope_free};
     RawMessage message;
@@ -22,7 +26,8 @@ struct Job {
 
 class JobSet {
 public:
-    JobSet(const std::string &queue, std::size_t count);
+    // count jobs, each with the payload of payload_of(payload_bytes).
+    JobSet(const std::string &queue, std::size_t count, std::size_t payload_bytes);
     const Job &operator[](std::size_t index) const { return jobs_[index]; }
     std::size_t size() const { return jobs_.size(); }
 
@@ -35,10 +40,11 @@ private:
 void publish_pipelined(RawConnection &connection, const std::string &queue, const JobSet &jobs,
                        std::size_t count, std::size_t batch);
 
-// Publishes `count` new jobs to queue like publish_pipelined, making the envelopes of
-// each batch just before it: a million jobs at once would take gigabytes.
+// Publishes `count` new jobs (payload_of(payload_bytes)) to queue like publish_pipelined,
+// making the envelopes of each batch just before it: a million jobs at once would take
+// gigabytes.
 void publish_new_jobs(RawConnection &connection, const std::string &queue, std::size_t count,
-                      std::size_t batch);
+                      std::size_t batch, std::size_t payload_bytes);
 
 // Throws std::runtime_error with the message of err (which it frees) unless status is
 // QY_OK. err by reference: read only here, after the call that fills it (the order in

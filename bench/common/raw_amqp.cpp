@@ -90,7 +90,7 @@ void RawConnection::declare(const std::string &queue, std::vector<amqp_table_ent
 
 void RawConnection::declare_queue(const std::string &queue, const QueueShape &shape) {
     std::vector<amqp_table_entry_t> arguments = type_arguments(shape);
-    if (!shape.quorum) {
+    if (!shape.quorum && shape.max_priority != 0) {
         amqp_table_entry_t &priority = arguments.emplace_back();
         priority.key = amqp_cstring_bytes("x-max-priority");
         priority.value.kind = AMQP_FIELD_KIND_U8;

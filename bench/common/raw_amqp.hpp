@@ -37,7 +37,7 @@ public:
     RawConnection &operator=(const RawConnection &) = delete;
 
     // The queue as queuey declares a work queue of that shape: durable, x-max-priority
-    // (an octet) on a classic queue, x-queue-type on a quorum one.
+    // (an octet) on a classic queue unless it is 0, x-queue-type on a quorum one.
     void declare_queue(const std::string &queue, const QueueShape &shape);
     // A hold queue as queuey declares one, without x-expires: durable, its messages
     // dead-lettered to `target` after ttl_ms; on a quorum queue at least once.

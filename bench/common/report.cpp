@@ -65,3 +65,16 @@ void print_one(const std::string &label, const char *side, const Sample &sample)
                 sample.jobs_per_second, sample.cpu_us, sample.switches);
     std::fflush(stdout);
 }
+
+void print_sides(const std::string &label, const std::vector<Side> &sides,
+                 const std::vector<Sample> &medians, bool headline) {
+    if (sides.size() == 1) return print_one(label, sides[0].name, medians[0]);
+    const Sample &ceiling = medians[0], &raw = medians[1], &queuey = medians[2];
+    print_pair(label, queuey, raw, headline);
+    std::printf(
+        "ceiling %s: %.0f jobs/s, %.1f us/job cpu (raw %.2f x ceiling, cpu raw %.2f x "
+        "ceiling)\n",
+        label.c_str(), ceiling.jobs_per_second, ceiling.cpu_us,
+        raw.jobs_per_second / ceiling.jobs_per_second, raw.cpu_us / ceiling.cpu_us);
+    std::fflush(stdout);
+}

@@ -9,7 +9,7 @@ constexpr std::size_t min_jobs = 1000;
 
 const char usage[] =
     "usage: soak_bench [--url URL] [--jobs N] [--runs R] [--prefetch P] [--queue NAME]\n"
-    "                  [--side raw|queuey]\n"
+    "                  [--side raw|queuey] [--max-priority N|none] [--payload-bytes N]\n"
     "worker_soak: preloads N no-op jobs into a fresh queue on the broker at URL (default\n"
     "$QUEUEY_URL; raw confirmed publishes, 1000 in flight, untimed), then a queuey worker\n"
     "(C API, concurrency 1) acks them all, and the resident memory (VmRSS) of this process\n"
@@ -33,6 +33,8 @@ Flags parse_flags(int argc, char **argv) {
     });
     if (!flags.only.empty()) reader.bad("--only: soak_bench has one benchmark, worker_soak");
     if (flags.jobs < min_jobs) reader.bad("--jobs takes at least " + std::to_string(min_jobs));
+    if (flags.side == "ceiling")
+        reader.bad("--side: soak_bench has no ceiling, only raw or queuey");
     if (flags.side.empty()) flags.side = "queuey";
     return flags;
 }

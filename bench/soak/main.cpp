@@ -39,7 +39,7 @@ SoakResult soak(RawConnection &admin, const Flags &flags, const JobSet &job_type
     {
         RawConnection loader(flags.url);
         loader.confirm_select();
-        publish_new_jobs(loader, flags.queue, flags.jobs, preload_batch);
+        publish_new_jobs(loader, flags.queue, flags.jobs, preload_batch, flags.payload_bytes);
     }
     const double preload_seconds = preload.elapsed().seconds;
     std::fprintf(stderr, "worker_soak: %zu jobs preloaded in %.1f s, %s drains them\n", flags.jobs,
@@ -78,7 +78,7 @@ void print_soak(const Flags &flags, const SoakResult &r) {
 int main(int argc, char **argv) {
     const Flags flags = parse_flags(argc, argv);
     try {
-        const JobSet job_type(flags.queue, 1);  // the handler's job type
+        const JobSet job_type(flags.queue, 1, flags.payload_bytes);  // the handler's job type
         RawConnection admin(flags.url);
         for (std::size_t run = 0; run < flags.runs; ++run)
             print_soak(flags, soak(admin, flags, job_type));

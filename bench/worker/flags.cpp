@@ -6,10 +6,14 @@ namespace {
 
 const char usage[] =
     "usage: worker_bench [--url URL] [--runs R] [--jobs N] [--retry-jobs N] [--prefetch P]\n"
-    "                    [--only NAME[,NAME...]] [--queue NAME] [--side raw|queuey]\n"
+    "                    [--only NAME[,NAME...]] [--queue NAME] [--side ceiling|raw|queuey]\n"
+    "                    [--queue-type classic|quorum] [--max-priority N|none]\n"
+    "                    [--payload-bytes N]\n"
     "Measures a queuey worker (C API, no-op handler) against raw rabbitmq-c doing the same\n"
-    "wire work on the broker at URL (default $QUEUEY_URL), runs alternating raw, queuey,\n"
-    "raw, ...; prints per side the median of R runs. Each run gets a fresh queue,\n"
+    "wire work on the broker at URL (default $QUEUEY_URL), both on the same queue, and the\n"
+    "ceiling: raw's work on a durable classic work queue without arguments (its line gives\n"
+    "raw over ceiling: what the queue's shape costs). Runs alternate ceiling, raw, queuey,\n"
+    "ceiling, ...; prints per side the median of R runs. Each run gets a fresh queue,\n"
     "preloaded untimed.\n"
     "  worker_drain_c1, worker_drain_c2: a worker with concurrency 1 (2) acks N jobs, timed\n"
     "    from qy_worker_run() to the N-th ack. Raw: basic.consume with the same prefetch,\n"

@@ -1,7 +1,8 @@
 // worker_bench: a queuey worker against raw rabbitmq-c doing the same wire work on the
-// same broker in the same run. Runs alternate raw, queuey, raw, ... on a freshly
-// declared, preloaded queue; each side's figure is the median of its runs. What each
-// benchmark does: flags.cpp (--help) and raw_side.cpp. stdout: the bench, raw and cpu
+// same broker in the same run, and the ceiling: raw rabbitmq-c on a work queue without
+// arguments. Runs alternate ceiling, raw, queuey, ceiling, ... on a freshly declared,
+// preloaded queue; each side's figure is the median of its runs. What each benchmark
+// does: flags.cpp (--help) and raw_side.cpp. stdout: the bench, raw, cpu and ceiling
 // lines of common/report.hpp per benchmark; stderr: every run.
 #include "cli.hpp"
 #include "flags.hpp"
@@ -36,10 +37,12 @@ const Benchmark all_benchmarks[] = {
 struct Contender {
     const char *name;
     Timing (*run)(const WorkerWorkload &);
+    bool on_plain_queue;  // its queues are of plain_queue's shape, not the workload's
 };
 
-const Contender raw_side{"raw", raw_run};
-const Contender queuey_side{"queuey", queuey_run};
+const Contender ceiling_side{"ceiling", raw_run, true};
+const Contender raw_side{"raw", raw_run, false};
+const Contender queuey_side{"queuey", queuey_run, false};
 
 // The broker's side of a run: fresh queues, the preload, the check afterwards.
 class Setup {
@@ -74,31 +77,32 @@ private:
     RawConnection admin_, loader_;
 };
 
+std::size_t jobs_of(const Benchmark &benchmark, const Flags &flags) {
+    return benchmark.fail_once ? flags.retry_jobs : flags.jobs;
+}
+
 void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                    const Benchmark &benchmark, const Flags &flags, const JobSet &jobs) {
     WorkerWorkload w{flags.url,
                      flags.queue,
                      flags.queue + ".raw_hold",
                      &jobs,
-                     benchmark.fail_once ? flags.retry_jobs : flags.jobs,
+                     jobs_of(benchmark, flags),
                      flags.prefetch,
                      benchmark.concurrency,
                      benchmark.fail_once,
                      flags.shape};
     std::vector<Side> runs;
     for (const Contender *side : sides)
-        runs.push_back({side->name, [&setup, side, &w] {
+        runs.push_back({side->name, [&setup, side, w]() mutable {
+                            if (side->on_plain_queue) w.shape = plain_queue;
                             setup.fresh(w);
                             const Timing timing = side->run(w);
                             setup.check_drained(w, side->name);
                             return sample_of(timing, w.count);
                         }});
     const std::string label = flags.label(benchmark.name);
-    const auto medians = measure_interleaved(runs, flags.runs, label);
-    if (sides.size() == 2)
-        print_pair(label, medians[1], medians[0], true);
-    else
-        print_one(label, sides[0]->name, medians[0]);
+    print_sides(label, runs, measure_interleaved(runs, flags.runs, label), true);
     setup.delete_all(w);
 }
 
@@ -106,12 +110,10 @@ void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
 
 int main(int argc, char **argv) {
     const Flags flags = parse_flags(argc, argv);
-    std::vector<const Contender *> sides;  // raw first: the runs go raw, queuey, raw, ...
-    if (flags.side != "queuey") sides.push_back(&raw_side);
-    if (flags.side != "raw") sides.push_back(&queuey_side);
+    const auto sides = chosen_sides(flags, ceiling_side, raw_side, queuey_side);
     try {
         const auto benchmarks = select_benchmarks(all_benchmarks, flags.only);
-        const JobSet jobs(flags.queue, std::max(flags.jobs, flags.retry_jobs));
+        const JobSet jobs(flags.queue, most_jobs(benchmarks, flags, jobs_of), flags.payload_bytes);
         std::fprintf(stderr,
                      "worker_bench: %zu-byte bodies, %zu runs per side, prefetch %u, %s queue %s\n",
                      jobs[0].message.body.size(), flags.runs, unsigned{flags.prefetch},
