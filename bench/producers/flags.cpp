@@ -40,6 +40,8 @@ Flags parse_flags(int argc, char **argv) {
         return true;
     });
     if (!flags.only.empty()) reader.bad("--only: producers_bench has one benchmark; use --threads");
+    if (flags.side == "ceiling")  // its raw side at window 1000 is the ceiling here
+        reader.bad("--side: producers_bench takes raw or queuey; --ceiling sets raw's window");
     if (flags.most_jobs() > 10'000'000)  // no overflow: --jobs and --threads are bounded
         reader.bad("--jobs times the most --threads is over 10000000 jobs in one run");
     return flags;

@@ -110,7 +110,7 @@ void run_thread_count(RawConnection &admin, const Flags &flags, const JobSet &jo
 int main(int argc, char **argv) {
     const Flags flags = parse_flags(argc, argv);
     try {
-        const JobSet jobs(flags.queue, flags.most_jobs());
+        const JobSet jobs(flags.queue, flags.most_jobs(), flags.payload_bytes);
         std::fprintf(stderr,
                      "producers_bench: %zu-byte bodies, %zu jobs per thread, %zu runs per side, %s "
                      "queue %s\n",
