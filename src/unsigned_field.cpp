@@ -1,5 +1,6 @@
 #include "unsigned_field.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace queuey {
@@ -15,7 +16,9 @@ std::variant<std::uint64_t, std::string> parse_unsigned_field(std::string_view j
         return shown + reason + "; expected an unsigned " + std::to_string(bits) + "-bit integer";
     };
     if (!json_number.empty() && json_number.front() == '-') return problem(" is negative");
-    if (json_number.find_first_of(".eE") != std::string_view::npos)
+    // (find_first_of would search the three characters once per digit.)
+    if (std::any_of(json_number.begin(), json_number.end(),
+                    [](char c) { return c == '.' || c == 'e' || c == 'E'; }))
         return problem(" is not an integer");
     std::uint64_t value = 0;
     const auto [end, ec] =

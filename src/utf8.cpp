@@ -9,22 +9,25 @@
 namespace queuey {
 
 bool is_valid_utf8(std::string_view text) {
-    // Most text is ASCII: skip it eight bytes at a time, then go character by character.
-    std::size_t ascii = 0;
-    for (std::uint64_t word; ascii + 8 <= text.size(); ascii += 8) {
-        std::memcpy(&word, text.data() + ascii, 8);
-        if (word & 0x8080808080808080u) break;
-    }
-    text.remove_prefix(ascii);
-    rapidjson::MemoryStream stream(text.data(), text.size());
-    while (stream.Tell() < text.size()) {
+    const char *at = text.data();
+    const char *const end = at + text.size();
+    for (;;) {
+        // Most text is ASCII: skip it eight bytes at a time, then byte by byte, and again
+        // after every other character.
+        for (std::uint64_t word; end - at >= 8; at += 8) {
+            std::memcpy(&word, at, 8);
+            if (word & 0x8080808080808080u) break;
+        }
+        while (at != end && static_cast<unsigned char>(*at) < 0x80) ++at;
+        if (at == end) return true;
         // Validate() rejects overlong forms, surrogates and code points past U+10FFFF.
+        rapidjson::MemoryStream stream(at, static_cast<std::size_t>(end - at));
         struct Discard {
             void Put(char) {}
         } sink;
         if (!rapidjson::UTF8<>::Validate(stream, sink)) return false;
+        at += stream.Tell();
     }
-    return true;
 }
 
 namespace {

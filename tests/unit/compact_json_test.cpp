@@ -1,0 +1,77 @@
+// Which JSON the fast path keeps as it is: exactly what the encoder writes, and nothing
+// RapidJSON's reader would refuse or rewrite.
+#include "compact_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace queuey {
+namespace {
+
+std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+TEST(CompactJson, AcceptsWhatTheEncoderWrites) {
+    const std::string accepted[] = {
+        R"({"a":[1,-0.5,0,-0,1e-7,2E+308,1.5e-400,true,false,null],"b":{},"c":[]})",
+        R"("\"\\\b\f\n\r\t\u0000\u0001\u001f é 🚀 /")",
+        R"({"k":"v","k":"dup keys are the payload's business"})",
+        "123456789012345678901234567890",
+        std::string(300, '9'),
+        nested(64),
+    };
+    for (const std::string &json : accepted) EXPECT_TRUE(is_compact_json(json)) << json;
+}
+
+TEST(CompactJson, LeavesEverythingElseToTheReader) {
+    const std::string refused[] = {
+        "",
+        " 1",
+        "1 ",
+        R"({"a": 1})",
+        R"([1, 2])",  // whitespace is rewritten
+        R"("\/")",
+        R"("\u00e9")",
+        R"("\u000a")",
+        R"("\u001F")",
+        R"("\u007f")",
+        R"("\ud83d\ude80")",
+        "01",
+        "1.",
+        ".5",
+        "-",
+        "+1",
+        "1e",
+        "1e309",
+        "1e0309",
+        "NaN",
+        "Infinity",
+        std::string(301, '9'),  // near where RapidJSON reports a number too big
+        "\"a\x01\"",
+        "\"unterminated",
+        "[1,]",
+        R"({"a":1,})",
+        R"({"a"})",
+        "{1:2}",
+        "tru",
+        "nul",
+        "[1]]",
+        "[1}",
+        nested(65),
+        "\"\xff\"",
+        std::string("\"a\0\"", 4),
+    };
+    for (const std::string &json : refused) EXPECT_FALSE(is_compact_json(json)) << json;
+}
+
+TEST(CompactJson, StringsWithoutEscapesOnRequest) {
+    const std::string plain = R"("myapp.emails")", escaped = R"("a\nb")";
+    const char *plain_end = plain.data() + plain.size();
+    const char *escaped_end = escaped.data() + escaped.size();
+    EXPECT_EQ(compact_string_end(plain.data(), plain_end, false), plain_end);
+    EXPECT_EQ(compact_string_end(escaped.data(), escaped_end, true), escaped_end);
+    EXPECT_EQ(compact_string_end(escaped.data(), escaped_end, false), nullptr);
+}
+
+}  // namespace
+}  // namespace queuey
