@@ -95,21 +95,20 @@ std::vector<PublishOutcome> RabbitBackend::publish(const std::vector<Envelope> &
 
 std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages,
                                                             std::vector<QueueSpec> holds) {
-    const std::size_t count = messages.size();
-    if (count == 0) return {};
-    auto waiter = std::make_shared<PublishWaiter>(count);
-    auto claim = std::make_shared<CommandClaim>();
+    if (messages.empty()) return {};
     const auto until = deadline();
-    publisher_.publish(std::move(messages), waiter, until, claim, std::move(holds));
-    if (waiter->wait_until(until)) return waiter->outcomes();
+    auto batch = std::make_shared<PublishBatch>(std::move(messages), until);
+    PublishWaiter &waiter = batch->waiter;
+    publisher_.publish(batch, std::move(holds));
+    if (waiter.wait_until(until)) return waiter.outcomes();
     const std::string within = " within " + std::to_string(publish_timeout_.count()) + " ms";
-    if (claim->abandon())  // never started: the I/O thread will not send it later either
-        return waiter->outcomes_or(
+    if (batch->claim.abandon())  // never started: the I/O thread will not send it later either
+        return waiter.outcomes_or(
             {QY_ERR_NOT_SENT, "not sent" + within +
                                   " (the connection was down, or the broker blocked "
                                   "publishing); the job is not in the queue"});
-    return waiter->outcomes_or({QY_ERR_TIMEOUT, "the broker did not confirm the publish" + within +
-                                                    "; the job may or may not have been accepted"});
+    return waiter.outcomes_or({QY_ERR_TIMEOUT, "the broker did not confirm the publish" + within +
+                                                   "; the job may or may not have been accepted"});
 }
 
 std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> &queues,

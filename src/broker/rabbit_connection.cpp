@@ -71,7 +71,7 @@ void RabbitConnection::post(Command command) {
         if (failed_) {
             const Error failure = *failed_;
             lock.unlock();
-            command.fail(failure);
+            fail_command(command, failure);
             return;
         }
         commands_.push_back(std::move(command));
@@ -90,25 +90,24 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
     auto promise = std::make_shared<std::promise<Result>>();
     auto future = promise->get_future();
     auto claim = std::make_shared<CommandClaim>();
-    post({[promise, body, claim](AmqpSession &session) {
-              if (!claim->start()) return;  // its caller gave up: never done later
-              try {
-                  if constexpr (std::is_void_v<Result>) {
-                      body(session);
-                      promise->set_value();
-                  } else {
-                      promise->set_value(body(session));
-                  }
-              } catch (const ConnectionLost &) {
-                  promise->set_exception(std::current_exception());
-                  throw;  // the I/O thread reconnects
-              } catch (...) {
-                  promise->set_exception(std::current_exception());
-              }
-          },
-          [promise](const Error &error) {
-              promise->set_exception(std::make_exception_ptr(error));
-          }});
+    post(FunctionCommand{
+        [promise, body, claim](AmqpSession &session) {
+            if (!claim->start()) return;  // its caller gave up: never done later
+            try {
+                if constexpr (std::is_void_v<Result>) {
+                    body(session);
+                    promise->set_value();
+                } else {
+                    promise->set_value(body(session));
+                }
+            } catch (const ConnectionLost &) {
+                promise->set_exception(std::current_exception());
+                throw;  // the I/O thread reconnects
+            } catch (...) {
+                promise->set_exception(std::current_exception());
+            }
+        },
+        [promise](const Error &error) { promise->set_exception(std::make_exception_ptr(error)); }});
     if (future.wait_until(deadline) != std::future_status::ready) {
         if (claim->abandon())
             throw Error(QY_ERR_TIMEOUT, "",
@@ -132,16 +131,17 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
     auto fail = [promise](const Error &error) {
         promise->set_exception(std::make_exception_ptr(error));
     };
-    post({[this, spec, remember, promise, claim, fail](AmqpSession &) {
-              if (!claim->start()) return;  // its caller gave up: never sent later
-              start_declare(spec, [this, spec, remember, promise, fail](PendingDeclares::Result,
-                                                                        const Error *failure) {
-                  if (failure) return fail(*failure);
-                  if (remember) options_.remembered->add(spec);
-                  promise->set_value();
-              });
-          },
-          fail});
+    post(FunctionCommand{[this, spec, remember, promise, claim, fail](AmqpSession &) {
+                             if (!claim->start()) return;  // its caller gave up: never sent later
+                             start_declare(spec,
+                                           [this, spec, remember, promise, fail](
+                                               PendingDeclares::Result, const Error *failure) {
+                                               if (failure) return fail(*failure);
+                                               if (remember) options_.remembered->add(spec);
+                                               promise->set_value();
+                                           });
+                         },
+                         fail});
     const std::string what = "declaring queue '" + spec.name + "'";
     if (future.wait_until(deadline) == std::future_status::ready) return future.get();
     if (claim->abandon())
@@ -155,75 +155,64 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
                     "slow); the queue may or may not be declared");
 }
 
-void RabbitConnection::publish(std::vector<OutgoingMessage> messages,
-                               std::shared_ptr<PublishWaiter> waiter, Clock::time_point deadline,
-                               std::shared_ptr<CommandClaim> claim,
+void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch,
                                std::vector<QueueSpec> declare_first) {
-    auto batch = std::make_shared<std::vector<OutgoingMessage>>(std::move(messages));
-    auto fail_from = [batch, waiter](std::size_t first, const Error &error) {
-        for (std::size_t i = first; i < batch->size(); ++i)
-            waiter->complete(i, {error.status(), error.what()});
-    };
-    // Never written: the job is certainly not in the queue. The status stays the
-    // connection's (a caller may retry on QY_ERR_CONNECTION); the message says it.
-    auto unsent_from = [fail_from](std::size_t first, const Error &error) {
-        fail_from(first, Error(error.status(), "", std::string("not sent: ") + error.what()));
-    };
-    auto publish_all = [this, batch, waiter, deadline, fail_from, unsent_from]() {
-        for (std::size_t i = 0; i < batch->size(); ++i) {
-            if (Clock::now() > deadline) {
-                waiter->complete(i, {QY_ERR_NOT_SENT,
-                                     "not sent: the publish timeout passed before it "
-                                     "could be written (the job is not in the queue)"});
-                continue;
-            }
-            const OutgoingMessage &message = (*batch)[i];
-            if (message.body.size() > max_message_size_) {
-                waiter->complete(i, {QY_ERR_INVALID_ARGUMENT,
-                                     over_size_limit(message.body.size(), max_message_size_)});
-                continue;
-            }
-            try {
-                session_->publish(publish_channel, message.queue, message.properties, message.body);
-            } catch (const Error &error) {
-                fail_from(i, error);  // maybe partly written: its outcome is unknown
-                unsent_from(i + 1, error);
-                throw;
-            }
-            tracker_.published(message.properties.message_id, waiter, i, message.queue,
-                               message.body.size());
-        }
-    };
+    if (declare_first.empty()) return post(PublishCommand{std::move(batch)});
+    post(FunctionCommand{[this, batch, declare_first = std::move(declare_first)](AmqpSession &) {
+                             // Publishes sent before the declare-ok could reach the broker first,
+                             // on their own channel, and come back unroutable. Once the declares
+                             // are answered they queue as a command: a broker that blocked
+                             // publishing meanwhile gets none.
+                             auto left = std::make_shared<std::size_t>(declare_first.size());
+                             auto failed = std::make_shared<bool>(false);
+                             for (const QueueSpec &spec : declare_first)
+                                 start_declare(spec, [this, left, failed, batch](
+                                                         PendingDeclares::Result result,
+                                                         const Error *failure) {
+                                     if (*failed) return;
+                                     if (failure) {
+                                         *failed = true;  // nothing is published
+                                         if (result == PendingDeclares::Result::lost)
+                                             batch->unsent_from(0, *failure);
+                                         else
+                                             batch->fail_from(0, *failure);
+                                         return;
+                                     }
+                                     if (--*left == 0) post(PublishCommand{batch});
+                                 });
+                         },
+                         [batch](const Error &error) { batch->unsent_from(0, error); }});
+}
+
+void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shared) {
+    PublishBatch &batch = *shared;
     // The caller's claim is taken when the publishes are about to be written: a caller
     // that gave up before then reported them unsent, and they never go.
-    Command publishing{[claim, publish_all](AmqpSession &) {
-                           if (claim->start()) publish_all();
-                       },
-                       [unsent_from](const Error &error) { unsent_from(0, error); }};
-    if (declare_first.empty()) return post(std::move(publishing));
-    post({[this, fail_from, unsent_from, publishing,
-           declare_first = std::move(declare_first)](AmqpSession &) {
-              // Publishes sent before the declare-ok could reach the broker first, on their
-              // own channel, and come back unroutable. Once the declares are answered they
-              // queue as a command: a broker that blocked publishing meanwhile gets none.
-              auto left = std::make_shared<std::size_t>(declare_first.size());
-              auto failed = std::make_shared<bool>(false);
-              for (const QueueSpec &spec : declare_first)
-                  start_declare(spec, [this, left, failed, fail_from, unsent_from, publishing](
-                                          PendingDeclares::Result result, const Error *failure) {
-                      if (*failed) return;
-                      if (failure) {
-                          *failed = true;  // nothing is published
-                          if (result == PendingDeclares::Result::lost)
-                              unsent_from(0, *failure);
-                          else
-                              fail_from(0, *failure);
-                          return;
-                      }
-                      if (--*left == 0) post(publishing);
-                  });
-          },
-          [unsent_from](const Error &error) { unsent_from(0, error); }});
+    if (!batch.claim.start()) return;
+    const std::shared_ptr<PublishWaiter> waiter = PublishBatch::waiter_of(shared);
+    for (std::size_t i = 0; i < batch.messages.size(); ++i) {
+        if (Clock::now() > batch.deadline) {
+            batch.waiter.complete(i, {QY_ERR_NOT_SENT,
+                                      "not sent: the publish timeout passed before it "
+                                      "could be written (the job is not in the queue)"});
+            continue;
+        }
+        const OutgoingMessage &message = batch.messages[i];
+        if (message.body.size() > max_message_size_) {
+            batch.waiter.complete(i, {QY_ERR_INVALID_ARGUMENT,
+                                      over_size_limit(message.body.size(), max_message_size_)});
+            continue;
+        }
+        try {
+            session_->publish(publish_channel, message.queue, message.properties, message.body);
+        } catch (const Error &error) {
+            batch.fail_from(i, error);  // maybe partly written: its outcome is unknown
+            batch.unsent_from(i + 1, error);
+            throw;
+        }
+        tracker_.published(message.properties.message_id, waiter, i, message.queue,
+                           message.body.size());
+    }
 }
 
 std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue,
@@ -262,79 +251,65 @@ void RabbitConnection::stop_consuming(const std::shared_ptr<Subscription> &subsc
 void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription) {
     auto done = std::make_shared<std::promise<void>>();
     auto finished = done->get_future();
-    post({[this, subscription, done](AmqpSession &session) {
-              send_acks();  // the acks settled before the cancel go ahead of the channel.close
-              hand_back(*subscription);
-              std::erase(subscriptions_, subscription);
-              subscription
-                  ->generation++;  // later settles are dropped, never sent on a closed channel
-              subscription->deliveries->fail(Error(QY_ERR_CLOSED, "", "the consumer was closed"));
-              // Answered before the channel.close (unlike give_back): a shutdown never waits
-              // on a socket that is going away, and the worker needs nothing from the close.
-              done->set_value();
-              // Not open while a consumer the broker cancelled waits to consume again.
-              if (subscription->channel_open) session.close_channel(subscription->channel);
-          },
-          [subscription, done](const Error &error) {
-              subscription->deliveries->fail(error);
-              done->set_value();
-          }});
+    post(FunctionCommand{
+        [this, subscription, done](AmqpSession &session) {
+            send_acks();  // the acks settled before the cancel go ahead of the channel.close
+            hand_back(*subscription);
+            std::erase(subscriptions_, subscription);
+            subscription
+                ->generation++;  // later settles are dropped, never sent on a closed channel
+            subscription->deliveries->fail(Error(QY_ERR_CLOSED, "", "the consumer was closed"));
+            // Answered before the channel.close (unlike give_back): a shutdown never waits
+            // on a socket that is going away, and the worker needs nothing from the close.
+            done->set_value();
+            // Not open while a consumer the broker cancelled waits to consume again.
+            if (subscription->channel_open) session.close_channel(subscription->channel);
+        },
+        [subscription, done](const Error &error) {
+            subscription->deliveries->fail(error);
+            done->set_value();
+        }});
     finished.wait_for(std::chrono::seconds(5));
+}
+
+void RabbitConnection::count_stale_settle() {
+    std::lock_guard lock(mutex_);
+    ++counters_.stale_settles;
 }
 
 bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
                               const IncomingDelivery &delivery, Settlement settlement) {
-    auto count_stale = [this] {
-        std::lock_guard lock(mutex_);
-        ++counters_.stale_settles;
-    };
     if (delivery.generation != subscription->generation.load()) {
-        count_stale();
+        count_stale_settle();
         return false;
     }
     {
         std::lock_guard lock(mutex_);
         if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
     }
-    post({[subscription, tag = delivery.delivery_tag, generation = delivery.generation, settlement,
-           count_stale](AmqpSession &session) {
-              // The channel may have been replaced after the call above checked.
-              if (generation != subscription->generation.load()) {
-                  count_stale();
-                  return;
-              }
-              const auto unsettled = subscription->unsettled.find(tag);
-              if (unsettled == subscription->unsettled.end()) return;
-              auto message_id = std::move(unsettled->second);
-              subscription->unsettled.erase(unsettled);
-              if (settlement == Settlement::ack)  // sent by send_acks() at the end of the turn
-                  subscription->acks.emplace(tag, std::move(message_id));
-              else
-                  session.reject(subscription->channel, tag,
-                                 settlement == Settlement::reject_requeue);
-          },
-          [](const Error &) {}});
+    post(SettleCommand{subscription, delivery.delivery_tag, delivery.generation, settlement});
     return true;
 }
 
 void RabbitConnection::set_aside(const std::shared_ptr<Subscription> &subscription,
                                  const IncomingDelivery &delivery) {
-    post({[this, subscription, tag = delivery.delivery_tag,
-           generation = delivery.generation](AmqpSession &session) {
-              // A prefetch of 0 is no limit: nothing to make room in.
-              if (generation != subscription->generation.load() || subscription->prefetch == 0 ||
-                  subscription->cancelled_by_broker || !subscription->unsettled.contains(tag))
-                  return;
-              const std::size_t half_window = (subscription->prefetch + 1) / 2;
-              if (++subscription->set_aside < half_window ||
-                  subscription->unsettled.size() >= max_set_aside_windows * subscription->prefetch)
-                  return;
-              // Deliveries to the old consumer before its cancel-ok are read after it, on
-              // the same channel: nothing is lost or redelivered.
-              session.cancel_consumer(subscription->channel, subscription->consumer_tag);
-              start_consumer(*subscription);
-          },
-          [](const Error &) {}});
+    post(FunctionCommand{
+        [this, subscription, tag = delivery.delivery_tag,
+         generation = delivery.generation](AmqpSession &session) {
+            // A prefetch of 0 is no limit: nothing to make room in.
+            if (generation != subscription->generation.load() || subscription->prefetch == 0 ||
+                subscription->cancelled_by_broker || !subscription->unsettled.contains(tag))
+                return;
+            const std::size_t half_window = (subscription->prefetch + 1) / 2;
+            if (++subscription->set_aside < half_window ||
+                subscription->unsettled.size() >= max_set_aside_windows * subscription->prefetch)
+                return;
+            // Deliveries to the old consumer before its cancel-ok are read after it, on
+            // the same channel: nothing is lost or redelivered.
+            session.cancel_consumer(subscription->channel, subscription->consumer_tag);
+            start_consumer(*subscription);
+        },
+        [](const Error &) {}});
 }
 
 QueueCounts RabbitConnection::inspect(const std::string &queue, Clock::time_point deadline) {
@@ -406,20 +381,20 @@ void RabbitConnection::ack(const std::shared_ptr<BorrowedChannel> &borrowed, std
 void RabbitConnection::give_back(const std::shared_ptr<BorrowedChannel> &borrowed) {
     auto done = std::make_shared<std::promise<void>>();
     auto finished = done->get_future();
-    post({[this, borrowed, done](AmqpSession &session) {
-              std::erase(borrowed_, borrowed);
-              // Answered once the broker took back what the channel held: a caller that
-              // counts the queue next sees every message.
-              try {
-                  if (std::exchange(borrowed->open, false))
-                      session.close_channel(borrowed->channel);
-              } catch (...) {
-                  done->set_value();
-                  throw;
-              }
-              done->set_value();
-          },
-          [done](const Error &) { done->set_value(); }});
+    post(FunctionCommand{[this, borrowed, done](AmqpSession &session) {
+                             std::erase(borrowed_, borrowed);
+                             // Answered once the broker took back what the channel held: a caller
+                             // that counts the queue next sees every message.
+                             try {
+                                 if (std::exchange(borrowed->open, false))
+                                     session.close_channel(borrowed->channel);
+                             } catch (...) {
+                                 done->set_value();
+                                 throw;
+                             }
+                             done->set_value();
+                         },
+                         [done](const Error &) { done->set_value(); }});
     finished.wait_for(std::chrono::seconds(5));
 }
 
@@ -466,25 +441,53 @@ void RabbitConnection::run() {
 
 void RabbitConnection::run_commands() {
     if (blocked_) return;  // the broker stopped reading; publishes wait within their deadline
-    std::deque<Command> batch;
     {
         std::lock_guard lock(mutex_);
-        batch.swap(commands_);
+        running_.swap(commands_);  // both keep their capacity: no allocation per turn
     }
-    while (!batch.empty()) {
-        Command command = std::move(batch.front());
-        batch.pop_front();
+    for (auto it = running_.begin(); it != running_.end(); ++it) {
         try {
-            command.run(*session_);
+            run_command(*it);
         } catch (...) {
             // The rest run after the reconnect, ahead of anything posted since.
             std::lock_guard lock(mutex_);
-            commands_.insert(commands_.begin(), std::make_move_iterator(batch.begin()),
-                             std::make_move_iterator(batch.end()));
+            commands_.insert(commands_.begin(), std::make_move_iterator(std::next(it)),
+                             std::make_move_iterator(running_.end()));
+            running_.clear();
             throw;
         }
     }
+    running_.clear();
     send_acks();
+}
+
+void RabbitConnection::run_command(Command &command) {
+    if (auto *settle = std::get_if<SettleCommand>(&command)) return run_settle(*settle);
+    if (auto *publish = std::get_if<PublishCommand>(&command))
+        return write_publishes(publish->batch);
+    std::get<FunctionCommand>(command).run(*session_);
+}
+
+void RabbitConnection::fail_command(Command &command, const Error &error) {
+    if (auto *publish = std::get_if<PublishCommand>(&command))
+        return publish->batch->unsent_from(0, error);
+    if (auto *function = std::get_if<FunctionCommand>(&command)) function->fail(error);
+    // A settle that cannot be sent is nothing to report: the broker redelivers the job.
+}
+
+void RabbitConnection::run_settle(const SettleCommand &settle) {
+    Subscription &subscription = *settle.subscription;
+    // The channel may have been replaced after settle() checked.
+    if (settle.generation != subscription.generation.load()) return count_stale_settle();
+    const auto unsettled = subscription.unsettled.find(settle.tag);
+    if (unsettled == subscription.unsettled.end()) return;
+    auto message_id = std::move(unsettled->second);
+    subscription.unsettled.erase(unsettled);
+    if (settle.settlement == Settlement::ack)  // sent by send_acks() at the end of the turn
+        subscription.acks.emplace(settle.tag, std::move(message_id));
+    else
+        session_->reject(subscription.channel, settle.tag,
+                         settle.settlement == Settlement::reject_requeue);
 }
 
 void RabbitConnection::send_acks() {
@@ -941,13 +944,13 @@ void RabbitConnection::start_consumer(Subscription &subscription) {
 }
 
 void RabbitConnection::fail_everything(const Error &error) {
-    std::deque<Command> abandoned;
+    std::vector<Command> abandoned;
     {
         std::lock_guard lock(mutex_);
         failed_.emplace(error);
         abandoned.swap(commands_);
     }
-    for (auto &command : abandoned) command.fail(error);
+    for (auto &command : abandoned) fail_command(command, error);
     tracker_.fail_all(error.status(), error.what());
     declares_.fail_all(error);
     for (const auto &subscription : subscriptions_) subscription->deliveries->fail(error);

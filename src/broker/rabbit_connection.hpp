@@ -24,20 +24,20 @@
 #include "own_redeliveries.hpp"
 #include "pending_declares.hpp"
 #include "pending_requeues.hpp"
-#include "publish_waiter.hpp"
+#include "publish_batch.hpp"
 #include "reconnect_policy.hpp"
 #include "remembered_queues.hpp"
 #include "resubscribe_schedule.hpp"
 
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 namespace queuey {
@@ -55,12 +55,6 @@ struct ConnectionOptions {
     // Bodies larger are refused before they are written (message_size_limit.hpp); a lower
     // limit is learnt from the broker.
     std::uint64_t max_message_size = default_max_message_size;
-};
-
-struct OutgoingMessage {
-    std::string queue;  // routed by the default exchange
-    AmqpProperties properties;
-    std::string body;
 };
 
 // A consumer's channel. Shared by the I/O thread and the consuming thread.
@@ -137,16 +131,14 @@ public:
     // connection is kept: a blocked or slow broker is not a lost one).
     void declare(const QueueSpec &spec, bool remember, Clock::time_point deadline);
 
-    // Publishes every message (mandatory, confirmed) and fills waiter's outcome for each
-    // index. Publishes not written by the deadline fail with QY_ERR_NOT_SENT, and so do
-    // all of them when the caller abandons claim before the I/O thread starts on them
-    // (the caller then fills their outcomes). declare_first is declared (not remembered)
-    // first, and the publishes are written once the broker has answered them all: a hold
-    // queue's lease then starts as late as it can. When one of those declares fails,
-    // every message fails with its error, unsent.
-    void publish(std::vector<OutgoingMessage> messages, std::shared_ptr<PublishWaiter> waiter,
-                 Clock::time_point deadline, std::shared_ptr<CommandClaim> claim,
-                 std::vector<QueueSpec> declare_first = {});
+    // Publishes every message of the batch (mandatory, confirmed) and fills its waiter's
+    // outcome for each index. Publishes not written by the batch's deadline fail with
+    // QY_ERR_NOT_SENT, and so do all of them when the caller abandons the batch's claim
+    // before the I/O thread starts on them (the caller then fills their outcomes).
+    // declare_first is declared (not remembered) first, and the publishes are written once
+    // the broker has answered them all: a hold queue's lease then starts as late as it
+    // can. When one of those declares fails, every message fails with its error, unsent.
+    void publish(std::shared_ptr<PublishBatch> batch, std::vector<QueueSpec> declare_first = {});
 
     // Opens a channel with basic.qos(prefetch) and consumes queue; deliveries arrive in
     // sink. Throws Error.
@@ -207,12 +199,31 @@ public:
     void flush_acks(Clock::time_point deadline);
 
 private:
-    struct Command {
+    // What callers ask of the I/O thread. The per-job ones (a settle, a caller's publishes)
+    // are plain data, so that posting them allocates nothing; anything else is a pair of
+    // functions.
+    struct SettleCommand {
+        std::shared_ptr<Subscription> subscription;
+        std::uint64_t tag;
+        std::uint64_t generation;
+        Settlement settlement;
+    };
+    struct PublishCommand {
+        std::shared_ptr<PublishBatch> batch;
+    };
+    struct FunctionCommand {
         std::function<void(AmqpSession &)> run;
         std::function<void(const Error &)> fail;
     };
+    using Command = std::variant<FunctionCommand, SettleCommand, PublishCommand>;
 
     void post(Command command);
+    void run_command(Command &command);
+    static void fail_command(Command &command, const Error &error);
+    void run_settle(const SettleCommand &settle);
+    // Writes the batch's publishes, unless its caller gave up on them first.
+    void write_publishes(const std::shared_ptr<PublishBatch> &batch);
+    void count_stale_settle();
     template <typename Result>
     Result call(std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
                 const std::string &what);
@@ -271,11 +282,13 @@ private:
     std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;    // I/O thread only
     std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set on the I/O thread
     std::string last_error_;
+    // The commands of the current turn; kept, with its capacity, from turn to turn.
+    std::vector<Command> running_;  // I/O thread only
     // The last poll saw input on the socket, or did not look: read_frames() may read it.
     bool socket_readable_ = true;
 
     mutable std::mutex mutex_;  // guards the fields below
-    std::deque<Command> commands_;
+    std::vector<Command> commands_;
     std::optional<Error> failed_;  // set when closed or when reconnecting gave up
     bool io_waiting_ = false;      // the I/O thread sleeps in poll: post() must wake it
     ConnectionCounters counters_;

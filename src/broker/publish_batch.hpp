@@ -1,0 +1,46 @@
+// The publishes one caller hands to the I/O thread at once, and what answers for each:
+// one allocation per call, shared by the caller who waits and the I/O thread that writes.
+#pragma once
+
+#include "../amqp_properties.hpp"
+#include "../error.hpp"
+#include "command_claim.hpp"
+#include "publish_waiter.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace queuey {
+
+struct OutgoingMessage {
+    std::string queue;  // routed by the default exchange
+    AmqpProperties properties;
+    std::string body;
+};
+
+struct PublishBatch {
+    PublishBatch(std::vector<OutgoingMessage> messages,
+                 std::chrono::steady_clock::time_point deadline)
+        : messages(std::move(messages)), waiter(this->messages.size()), deadline(deadline) {}
+
+    // The waiter, shared with the batch: the confirm tracker holds it until each confirm.
+    static std::shared_ptr<PublishWaiter> waiter_of(const std::shared_ptr<PublishBatch> &batch) {
+        return {batch, &batch->waiter};
+    }
+    // Every message from first on fails with error (maybe partly written: unknown).
+    void fail_from(std::size_t first, const Error &error);
+    // Never written: the job is certainly not in the queue. The status stays the
+    // connection's (a caller may retry on QY_ERR_CONNECTION); the message says it.
+    void unsent_from(std::size_t first, const Error &error);
+
+    const std::vector<OutgoingMessage> messages;
+    PublishWaiter waiter;
+    const std::chrono::steady_clock::time_point deadline;
+    // Taken by the I/O thread when it starts writing, or by a caller that gave up first.
+    CommandClaim claim;
+};
+
+}  // namespace queuey
