@@ -140,12 +140,18 @@ void RawConnection::publish(const std::string &queue, const RawMessage &message)
     ++published_;
 }
 
+void RawConnection::confirmed(std::uint64_t tag) {
+    if (on_confirmed) on_confirmed(tag);
+}
+
 void RawConnection::on_confirm(std::uint64_t tag, bool multiple) {
     if (multiple) {
+        for (std::uint64_t each = confirmed_ + 1; each <= tag; ++each)
+            if (!confirmed_ahead_.count(each)) confirmed(each);
         if (tag > confirmed_) confirmed_ = tag;
         confirmed_ahead_.erase(confirmed_ahead_.begin(), confirmed_ahead_.upper_bound(tag));
-    } else {
-        confirmed_ahead_.insert(tag);
+    } else if (tag > confirmed_ && confirmed_ahead_.insert(tag).second) {
+        confirmed(tag);
     }
     while (!confirmed_ahead_.empty() && *confirmed_ahead_.begin() <= confirmed_ + 1) {
         confirmed_ = std::max(confirmed_, *confirmed_ahead_.begin());
@@ -153,8 +159,8 @@ void RawConnection::on_confirm(std::uint64_t tag, bool multiple) {
     }
 }
 
-void RawConnection::await_confirms() {
-    while (confirmed_ < published_) {
+void RawConnection::await_confirms(std::size_t unconfirmed) {
+    while (published_ - confirmed_ - confirmed_ahead_.size() > unconfirmed) {
         amqp_frame_t frame;
         check(amqp_simple_wait_frame_noblock(state_, &frame, &wait_limit), "waiting for confirms");
         if (frame.frame_type != AMQP_FRAME_METHOD) continue;

@@ -48,10 +48,13 @@ public:
     std::uint32_t ready_count(const std::string &queue);
 
     // Publisher confirms: confirm_select once, then publish (mandatory, default exchange)
-    // any number, and await_confirms until the broker acknowledged every one so far.
+    // any number, and await_confirms until at most `unconfirmed` publishes so far are not
+    // acknowledged (0: every one; more: a sliding window). on_confirmed, when set, is
+    // called with each publish's delivery tag (1, 2, ...) as its confirm is read.
     void confirm_select();
     void publish(const std::string &queue, const RawMessage &message);
-    void await_confirms();
+    void await_confirms(std::size_t unconfirmed = 0);
+    std::function<void(std::uint64_t tag)> on_confirmed;
 
     // Consuming: basic.qos(prefetch) and basic.consume, then one delivery at a time.
     void consume(const std::string &queue, std::uint16_t prefetch);
@@ -66,6 +69,7 @@ private:
     void check(amqp_rpc_reply_t reply, const char *doing);
     void check(int status, const char *doing);
     void on_confirm(std::uint64_t tag, bool multiple);
+    void confirmed(std::uint64_t tag);  // one publish's confirm, read now
 
     amqp_connection_state_t state_;
     std::uint64_t published_ = 0;              // delivery tags handed out on channel 1

@@ -1,14 +1,32 @@
 // The baseline: the same jobs published with rabbitmq-c directly, on one thread and one
-// connection, with a sliding window of publisher confirms.
+// connection, with a sliding window of publisher confirms: the next publish goes out as
+// soon as fewer than `window` are unconfirmed, not after a whole batch.
 #include "jobs.hpp"
+#include "raw_amqp.hpp"
 #include "sides.hpp"
-#include "windowed_publisher.hpp"
+
+#include <chrono>
 
 ProducerRun raw_run(const Workload &w, std::size_t window) {
-    WindowedPublisher publisher(w.url);
+    using Clock = std::chrono::steady_clock;
+    RawConnection connection(w.url);
+    connection.confirm_select();
+    std::vector<Clock::time_point> published_at;  // by delivery tag - 1
+    published_at.reserve(w.count);
+    ProducerRun run{{}, {}};
+    run.latencies_us.reserve(w.count);
+    connection.on_confirmed = [&](std::uint64_t tag) {
+        run.latencies_us.push_back(
+            std::chrono::duration<double, std::micro>(Clock::now() - published_at.at(tag - 1))
+                .count());
+    };
     const Stopwatch stopwatch;
-    for (std::size_t i = 0; i < w.count; ++i)
-        publisher.publish(w.queue, (*w.jobs)[i].message, window);
-    publisher.await_all();
-    return {stopwatch.elapsed(), publisher.latencies_us()};
+    for (std::size_t i = 0; i < w.count; ++i) {
+        connection.await_confirms(window - 1);  // room for one more
+        published_at.push_back(Clock::now());
+        connection.publish(w.queue, (*w.jobs)[i].message);
+    }
+    connection.await_confirms();
+    run.timing = stopwatch.elapsed();
+    return run;
 }
