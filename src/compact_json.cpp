@@ -1,5 +1,6 @@
 #include "compact_json.hpp"
 
+#include "json_plain_bytes.hpp"
 #include "utf8.hpp"
 
 #include <cstdint>
@@ -73,23 +74,6 @@ const char *number_end(const char *at, const char *end) {
     return at;
 }
 
-// Skips bytes that stand for themselves in a string: all but '"', '\\' and those below
-// 0x20, eight at a time while none of those is among them.
-const char *skip_plain_bytes(const char *at, const char *end) {
-    constexpr std::uint64_t ones = 0x0101010101010101u, high_bits = 0x8080808080808080u;
-    // High bit of a byte set where the byte is zero (exactly: no false alarm if none is).
-    const auto zero_bytes = [](std::uint64_t word) { return (word - ones) & ~word & high_bits; };
-    for (std::uint64_t word; end - at >= 8; at += 8) {
-        std::memcpy(&word, at, 8);
-        const std::uint64_t special = ((word - ones * 0x20) & ~word & high_bits) |
-                                      zero_bytes(word ^ (ones * '"')) |
-                                      zero_bytes(word ^ (ones * '\\'));
-        if (special) break;
-    }
-    while (at != end && static_cast<unsigned char>(*at) >= 0x20 && *at != '"' && *at != '\\') ++at;
-    return at;
-}
-
 const char *literal_end(const char *at, const char *end, const char *literal) {
     const std::size_t length = std::strlen(literal);
     if (static_cast<std::size_t>(end - at) < length || std::memcmp(at, literal, length) != 0)
@@ -124,7 +108,7 @@ bool is_compact_json(std::string_view json) {
 const char *compact_string_end(const char *at, const char *end, bool escapes_allowed) {
     if (at == end || *at != '"') return nullptr;
     for (++at; at != end;) {
-        at = skip_plain_bytes(at, end);
+        at = skip_json_plain_bytes(at, end);
         if (at == end) break;
         const auto byte = static_cast<unsigned char>(*at);
         if (byte == '"') return at + 1;

@@ -28,15 +28,31 @@ const char *json_type_name(rapidjson::Type type) {
 
 }  // namespace
 
+std::size_t EnvelopeReader::next_field_index() const {
+    return seen_ == 0 ? 0 : static_cast<std::size_t>(field_) + 1;  // Field::unknown is last
+}
+
+std::string_view EnvelopeReader::next_field_name() const {
+    const std::size_t next = next_field_index();
+    return next < field_names.size() ? field_names[next] : std::string_view();
+}
+
+bool EnvelopeReader::next_field_key() {
+    return known_field_key(static_cast<Field>(next_field_index()));
+}
+
 bool EnvelopeReader::field_key(std::string_view name) {
+    for (std::size_t i = 0; i < field_names.size(); ++i)
+        if (field_names[i] == name) return known_field_key(static_cast<Field>(i));
     reading_value_ = true;
     field_ = Field::unknown;
-    for (std::size_t i = 0; i < field_names.size() && field_ == Field::unknown; ++i)
-        if (field_names[i] == name) field_ = static_cast<Field>(i);
-    if (field_ == Field::unknown) {
-        field_name_ = unknown_field_name_.assign(name);
-        return true;
-    }
+    field_name_ = unknown_field_name_.assign(name);
+    return true;
+}
+
+bool EnvelopeReader::known_field_key(Field field) {
+    reading_value_ = true;
+    field_ = field;
     field_name_ = field_names[static_cast<std::size_t>(field_)];
     const unsigned bit = 1u << static_cast<unsigned>(field_);
     if (seen_ & bit) return fail("appears more than once");

@@ -95,6 +95,13 @@ public:
         return value_done();
     }
 
+    // The name of the field that encoders write after the one just read (they write them
+    // in one order); empty after the last. A compact body's next key is compared with it
+    // in place, instead of being scanned and looked up.
+    std::string_view next_field_name() const;
+    // Key() for that name, when the key was found to be it.
+    bool next_field_key();
+
     // Throws Error(QY_ERR_BAD_ENVELOPE) naming the first missing required field.
     Envelope take_envelope();
 
@@ -120,6 +127,8 @@ private:
     bool at_field_value() const { return depth_ == 1 && field_ != Field::unknown; }
 
     bool field_key(std::string_view name);
+    bool known_field_key(Field field);
+    std::size_t next_field_index() const;
     bool field_string(std::string_view text);
 
     // A scalar that is not the value of a known field: the root (an error), an unknown

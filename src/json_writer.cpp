@@ -1,5 +1,7 @@
 #include "json_writer.hpp"
 
+#include "json_plain_bytes.hpp"
+
 #include <charconv>
 
 namespace queuey {
@@ -7,12 +9,14 @@ namespace queuey {
 void append_json_string(std::string &out, std::string_view text) {
     static constexpr char hex[] = "0123456789abcdef";
     out.push_back('"');
-    std::size_t clean_from = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto byte = static_cast<unsigned char>(text[i]);
-        if (byte >= 0x20 && byte != '"' && byte != '\\') continue;
-        out.append(text, clean_from, i - clean_from);
-        clean_from = i + 1;
+    const char *at = text.data();
+    const char *const end = at + text.size();
+    for (;;) {
+        const char *special = skip_json_plain_bytes(at, end);
+        out.append(at, static_cast<std::size_t>(special - at));
+        if (special == end) break;
+        at = special + 1;
+        const auto byte = static_cast<unsigned char>(*special);
         out.push_back('\\');
         switch (byte) {
             case '"': out.push_back('"'); break;
@@ -28,7 +32,6 @@ void append_json_string(std::string &out, std::string_view text) {
                 out.push_back(hex[byte & 0xF]);
         }
     }
-    out.append(text, clean_from, text.size() - clean_from);
     out.push_back('"');
 }
 

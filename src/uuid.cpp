@@ -2,6 +2,8 @@
 
 #include <uuid/uuid.h>
 
+#include <array>
+
 namespace queuey {
 
 std::string new_uuid_v4() {
@@ -12,19 +14,31 @@ std::string new_uuid_v4() {
     return std::string(text, 36);
 }
 
+namespace {
+
+// Each hex digit in lowercase; 0 for every other byte. Every decode normalizes an id.
+constexpr std::array<char, 256> lowercase_hex_digits = [] {
+    std::array<char, 256> lower{};
+    for (char c = '0'; c <= '9'; ++c) lower[static_cast<unsigned char>(c)] = c;
+    for (char c = 'a'; c <= 'f'; ++c) {
+        lower[static_cast<unsigned char>(c)] = c;
+        lower[static_cast<unsigned char>(c - 'a' + 'A')] = c;
+    }
+    return lower;
+}();
+
+}  // namespace
+
 std::optional<std::string> normalize_hyphenated_uuid(std::string_view text) {
     if (text.size() != 36) return std::nullopt;
     std::string lower(text);
-    for (std::size_t i = 0; i < lower.size(); ++i) {
-        char &c = lower[i];
-        const bool hyphen_position = i == 8 || i == 13 || i == 18 || i == 23;
-        if (hyphen_position) {
-            if (c != '-') return std::nullopt;
-        } else if (c >= 'A' && c <= 'F') {
-            c = static_cast<char>(c - 'A' + 'a');
-        } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-            return std::nullopt;
-        }
+    // Five groups of hex digits, each but the first after a hyphen.
+    std::size_t i = 0;
+    for (const std::size_t group_end : {8, 13, 18, 23, 36}) {
+        if (i != 0 && lower[i++] != '-') return std::nullopt;
+        for (; i < group_end; ++i)
+            if ((lower[i] = lowercase_hex_digits[static_cast<unsigned char>(lower[i])]) == 0)
+                return std::nullopt;
     }
     return lower;
 }

@@ -22,6 +22,10 @@ TEST(UnsignedField, AcceptsTheWholeRange) {
     EXPECT_EQ(value_of("255", 8), 255u);
     EXPECT_EQ(value_of("4294967295", 32), 4294967295u);
     EXPECT_EQ(value_of("18446744073709551615", 64), 18446744073709551615u);
+    // 19 digits are read on a short path, 20 by from_chars: both ends of each.
+    EXPECT_EQ(value_of("9999999999999999999", 64), 9999999999999999999u);
+    EXPECT_EQ(value_of("10000000000000000000", 64), 10000000000000000000u);
+    EXPECT_EQ(value_of("0000000000000000007", 8), 7u);
 }
 
 TEST(UnsignedField, NamesTheReason) {
@@ -30,6 +34,8 @@ TEST(UnsignedField, NamesTheReason) {
               "4294967296 is out of range; expected an unsigned 32-bit integer");
     EXPECT_EQ(problem_of("18446744073709551616", 64),
               "18446744073709551616 is out of range; expected an unsigned 64-bit integer");
+    EXPECT_EQ(problem_of("9999999999999999999", 32),
+              "9999999999999999999 is out of range; expected an unsigned 32-bit integer");
     EXPECT_EQ(problem_of("-1", 32), "-1 is negative; expected an unsigned 32-bit integer");
     EXPECT_EQ(problem_of("-0", 32), "-0 is negative; expected an unsigned 32-bit integer");
     EXPECT_EQ(problem_of("1.5", 32), "1.5 is not an integer; expected an unsigned 32-bit integer");
@@ -40,7 +46,8 @@ TEST(UnsignedField, NamesTheReason) {
 TEST(UnsignedField, ShortensLongNumbersInTheMessage) {
     const std::string huge(400, '9');
     const std::string message = problem_of(huge, 64);
-    EXPECT_EQ(message, std::string(37, '9') + "... is out of range; expected an unsigned 64-bit integer");
+    EXPECT_EQ(message,
+              std::string(37, '9') + "... is out of range; expected an unsigned 64-bit integer");
 }
 
 }  // namespace

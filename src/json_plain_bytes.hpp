@@ -1,0 +1,42 @@
+// The bytes that stand for themselves inside a JSON string: all but '"', '\\' and those
+// below 0x20. The encoder escapes the others, and the compact reader stops at them; both
+// look at every byte of every string, so this is done a word at a time.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace queuey {
+
+inline constexpr std::array<bool, 256> json_plain_bytes = [] {
+    std::array<bool, 256> plain{};
+    for (int byte = 0x20; byte < 256; ++byte) plain[byte] = byte != '"' && byte != '\\';
+    return plain;
+}();
+
+// The first byte in [at, end) that is not plain, or end.
+inline const char *skip_json_plain_bytes(const char *at, const char *end) {
+    constexpr std::uint64_t ones = 0x0101010101010101u, high_bits = 0x8080808080808080u;
+    // The high bit of each byte below `limit` (at most 0x80). Bytes above the lowest such
+    // byte may be flagged wrongly (by its borrow), never those below it: the lowest flag
+    // is exact.
+    const auto bytes_below = [](std::uint64_t word, std::uint64_t limit) {
+        return (word - ones * limit) & ~word & high_bits;
+    };
+    for (std::uint64_t word; end - at >= 8; at += 8) {
+        std::memcpy(&word, at, 8);
+        const std::uint64_t special = bytes_below(word, 0x20) |
+                                      bytes_below(word ^ (ones * '"'), 1) |
+                                      bytes_below(word ^ (ones * '\\'), 1);
+        if (special == 0) continue;
+        if constexpr (std::endian::native == std::endian::little)
+            return at + std::countr_zero(special) / 8;
+        break;
+    }
+    while (at != end && json_plain_bytes[static_cast<unsigned char>(*at)]) ++at;
+    return at;
+}
+
+}  // namespace queuey
