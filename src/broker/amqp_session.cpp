@@ -14,6 +14,9 @@
 #include <openssl/ssl.h>
 #endif
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
 namespace queuey {
@@ -145,6 +148,19 @@ amqp_channel_t AmqpSession::channel_max() const {
 
 bool AmqpSession::has_buffered_input() const {
     return amqp_frames_enqueued(state_) || amqp_data_in_buffer(state_);
+}
+
+bool AmqpSession::writes_at_once(std::size_t bytes) const {
+    if (!receive_deadline_.recent()) return false;
+    const int fd = socket_fd();
+    int unsent = 0;  // written and not yet acknowledged by the peer
+    int buffer = 0;  // the kernel's limit, bookkeeping included (socket(7): twice the data)
+    socklen_t length = sizeof buffer;
+    if (::ioctl(fd, SIOCOUTQ, &unsent) != 0 ||
+        ::getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, &length) != 0)
+        return false;
+    // A quarter: the data's share of the limit, with room for the kernel's per-packet cost.
+    return static_cast<std::size_t>(unsent) + bytes <= static_cast<std::size_t>(buffer) / 4;
 }
 
 void AmqpSession::check_status(int status, std::string_view doing) {

@@ -40,6 +40,11 @@ public:
     amqp_channel_t channel_max() const;
     // Frames already read from the socket and not yet handed out.
     bool has_buffered_input() const;
+    // A write of about `bytes` goes out now, waiting for nothing: rabbitmq-c's receive
+    // deadline is a heartbeat away (no read, no wait before a publish) and the socket's
+    // send buffer has room to spare. A caller borrowing the session writes only then, so
+    // that a stalled broker never holds it past its own deadline.
+    bool writes_at_once(std::size_t bytes) const;
 
     void open_channel(amqp_channel_t channel);
     void confirm_select(amqp_channel_t channel);

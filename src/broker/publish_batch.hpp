@@ -4,6 +4,7 @@
 
 #include "../amqp_properties.hpp"
 #include "../error.hpp"
+#include "../topology.hpp"
 #include "command_claim.hpp"
 #include "publish_waiter.hpp"
 
@@ -41,6 +42,9 @@ struct PublishBatch {
     const std::chrono::steady_clock::time_point deadline;
     // Taken by the I/O thread when it starts writing, or by a caller that gave up first.
     CommandClaim claim;
+    // Hold queues this batch publishes into that were declared lately, so not declared
+    // before it (hold_leases.hpp); declared after all if they are not fresh when written.
+    std::vector<QueueSpec> holds_declared_lately;
 };
 
 }  // namespace queuey

@@ -43,6 +43,7 @@ ConnectionCounters RabbitBackend::counters() const {
         const ConnectionCounters consumed = consumer_->counters();
         sum.reconnects += consumed.reconnects;
         sum.stale_settles += consumed.stale_settles;
+        sum.written_by_caller += consumed.written_by_caller;
     }
     return sum;
 }
@@ -76,8 +77,9 @@ std::vector<PublishOutcome> RabbitBackend::publish(const std::vector<Envelope> &
                                                    std::optional<std::chrono::nanoseconds> delay) {
     std::vector<OutgoingMessage> messages;
     messages.reserve(envelopes.size());
-    // Hold queues are declared before every held publish: the redeclare renews their
-    // x-expires lease. One declare per queue in a batch.
+    // Hold queues are declared before a held publish (unless declared lately,
+    // hold_leases.hpp): the redeclare renews their x-expires lease. One declare per queue
+    // in a batch.
     std::vector<QueueSpec> holds;
     for (const Envelope &envelope : envelopes) {
         std::string target = envelope.queue;

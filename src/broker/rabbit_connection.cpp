@@ -57,8 +57,7 @@ RabbitConnection::~RabbitConnection() {
 
 void RabbitConnection::close() {
     closing_ = true;
-    const std::uint64_t one = 1;
-    [[maybe_unused]] auto written = ::write(wakeup_fd_, &one, sizeof one);
+    wake_io_thread();
     std::call_once(joined_, [this] {
         if (io_thread_.joinable()) io_thread_.join();
     });
@@ -79,7 +78,10 @@ void RabbitConnection::post(Command command) {
         // its next turn. The first poster clears the flag: one write per sleep.
         wake = std::exchange(io_waiting_, false);
     }
-    if (!wake) return;
+    if (wake) wake_io_thread();
+}
+
+void RabbitConnection::wake_io_thread() {
     const std::uint64_t one = 1;
     [[maybe_unused]] auto written = ::write(wakeup_fd_, &one, sizeof one);
 }
@@ -157,31 +159,56 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
 
 void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch,
                                std::vector<QueueSpec> declare_first) {
-    if (declare_first.empty()) return post(PublishCommand{std::move(batch)});
-    post(FunctionCommand{[this, batch, declare_first = std::move(declare_first)](AmqpSession &) {
-                             // Publishes sent before the declare-ok could reach the broker first,
-                             // on their own channel, and come back unroutable. Once the declares
-                             // are answered they queue as a command: a broker that blocked
-                             // publishing meanwhile gets none.
-                             auto left = std::make_shared<std::size_t>(declare_first.size());
-                             auto failed = std::make_shared<bool>(false);
-                             for (const QueueSpec &spec : declare_first)
-                                 start_declare(spec, [this, left, failed, batch](
-                                                         PendingDeclares::Result result,
-                                                         const Error *failure) {
-                                     if (*failed) return;
-                                     if (failure) {
-                                         *failed = true;  // nothing is published
-                                         if (result == PendingDeclares::Result::lost)
-                                             batch->unsent_from(0, *failure);
-                                         else
-                                             batch->fail_from(0, *failure);
-                                         return;
-                                     }
-                                     if (--*left == 0) post(PublishCommand{batch});
-                                 });
-                         },
+    // Hold queues all declared lately go undeclared, if they still are when the publishes
+    // are written (hold_leases.hpp); with one to declare, all are: one round trip either way.
+    const auto now = Clock::now();
+    if (std::all_of(declare_first.begin(), declare_first.end(),
+                    [&](const QueueSpec &spec) { return hold_leases_.fresh(spec, now); })) {
+        batch->holds_declared_lately = std::move(declare_first);
+        Command command = PublishCommand{std::move(batch)};
+        if (!run_while_io_sleeps(command)) post(std::move(command));
+        return;
+    }
+    post(FunctionCommand{[this, batch, declare_first = std::move(declare_first)](
+                             AmqpSession &) { declare_then_publish(batch, declare_first); },
                          [batch](const Error &error) { batch->unsent_from(0, error); }});
+}
+
+void RabbitConnection::declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
+                                            const std::vector<QueueSpec> &declare_first) {
+    // Publishes sent before the declare-ok could reach the broker first, on their own
+    // channel, and come back unroutable. Once the declares are answered they queue as a
+    // command: a broker that blocked publishing meanwhile gets none.
+    auto left = std::make_shared<std::size_t>(declare_first.size());
+    auto failed = std::make_shared<bool>(false);
+    const auto sent_at = Clock::now();  // the lease starts no earlier
+    for (const QueueSpec &spec : declare_first)
+        start_declare(spec, [this, left, failed, batch, spec, sent_at](
+                                PendingDeclares::Result result, const Error *failure) {
+            if (!failure) hold_leases_.renewed(spec, sent_at);
+            if (*failed) return;
+            if (failure) {
+                *failed = true;  // nothing is published
+                if (result == PendingDeclares::Result::lost)
+                    batch->unsent_from(0, *failure);
+                else
+                    batch->fail_from(0, *failure);
+                return;
+            }
+            if (--*left == 0) post(PublishCommand{batch});
+        });
+}
+
+void RabbitConnection::run_publish(const std::shared_ptr<PublishBatch> &batch) {
+    if (holds_still_fresh(*batch)) return write_publishes(batch);
+    // Held back (a reconnect, a blocked broker) past its holds' window: declared again.
+    declare_then_publish(batch, std::exchange(batch->holds_declared_lately, {}));
+}
+
+bool RabbitConnection::holds_still_fresh(const PublishBatch &batch) const {
+    const auto now = Clock::now();
+    return std::all_of(batch.holds_declared_lately.begin(), batch.holds_declared_lately.end(),
+                       [&](const QueueSpec &spec) { return hold_leases_.fresh(spec, now); });
 }
 
 void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shared) {
@@ -213,6 +240,54 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
         tracker_.published(message.properties.message_id, waiter, i, message.queue,
                            message.body.size());
     }
+}
+
+bool RabbitConnection::run_while_io_sleeps(Command &command) {
+    {
+        std::lock_guard lock(mutex_);
+        // With anything queued the I/O thread goes first: earlier calls' publishes and
+        // settles keep their order. A failure not yet taken back means a broken session.
+        if (!io_waiting_ || session_lent_ || lent_failure_ || !commands_.empty() || failed_ ||
+            blocked_ || closing_)
+            return false;
+        session_lent_ = true;
+    }
+    // The I/O thread may wait on the broker (a full socket, a broker gone silent) while its
+    // caller returns at the deadline; a caller writing itself could not.
+    const bool at_once = session_->writes_at_once(bytes_to_write(command));
+    std::exception_ptr failure;
+    try {
+        if (at_once) {
+            run_command(command);  // as the I/O thread runs it; a stale hold is declared first
+            send_acks();
+        }
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    // rabbitmq-c reads the socket before a publish when nothing came for two heartbeats;
+    // frames it buffered then wake no poll, so the I/O thread is woken for them.
+    const bool wake = failure || session_->has_buffered_input();
+    {
+        std::lock_guard lock(mutex_);
+        session_lent_ = false;
+        lent_failure_ = failure;
+        if (at_once) ++counters_.written_by_caller;
+    }
+    session_returned_.notify_one();
+    if (wake) wake_io_thread();
+    return at_once;
+}
+
+std::size_t RabbitConnection::bytes_to_write(const Command &command) {
+    // A method frame, a header frame with queuey's properties and headers, and the body;
+    // generous: the estimate only decides who writes.
+    constexpr std::size_t frames_per_message = 1024;
+    const auto *publish = std::get_if<PublishCommand>(&command);
+    if (!publish) return frames_per_message;
+    std::size_t bytes = 0;
+    for (const OutgoingMessage &message : publish->batch->messages)
+        bytes += frames_per_message + message.queue.size() + message.body.size();
+    return bytes;
 }
 
 std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue,
@@ -287,7 +362,9 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
         std::lock_guard lock(mutex_);
         if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
     }
-    post(SettleCommand{subscription, delivery.delivery_tag, delivery.generation, settlement});
+    Command command =
+        SettleCommand{subscription, delivery.delivery_tag, delivery.generation, settlement};
+    if (!run_while_io_sleeps(command)) post(std::move(command));
     return true;
 }
 
@@ -463,8 +540,7 @@ void RabbitConnection::run_commands() {
 
 void RabbitConnection::run_command(Command &command) {
     if (auto *settle = std::get_if<SettleCommand>(&command)) return run_settle(*settle);
-    if (auto *publish = std::get_if<PublishCommand>(&command))
-        return write_publishes(publish->batch);
+    if (auto *publish = std::get_if<PublishCommand>(&command)) return run_publish(publish->batch);
     std::get<FunctionCommand>(command).run(*session_);
 }
 
@@ -545,8 +621,10 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
                 message_id = text_of(message.properties.message_id);
             amqp_destroy_message(&message);
-            if (channel == publish_channel)
-                tracker_.returned(message_id, code, text, text_of(returned->routing_key));
+            if (channel != publish_channel) return;
+            const std::string queue = text_of(returned->routing_key);
+            hold_leases_.forget(queue);  // a hold queue deleted by hand: declared next time
+            tracker_.returned(message_id, code, text, queue);
             return;
         }
         case AMQP_QUEUE_DECLARE_OK_METHOD:
@@ -628,29 +706,38 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
 
 void RabbitConnection::wait_for_input() {
     if (session_->has_buffered_input()) return;
+    // Wake at least four times per heartbeat interval so that rabbitmq-c sends ours.
+    const auto heartbeat_ms = options_.session.heartbeat.count() * 1000;
+    const int timeout_ms =
+        heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
+    // Both read before io_waiting_ is set: from then on a caller may run on the session
+    // and the I/O thread's state, until take_session_back().
+    const int sleep_ms = ms_until_resubscribe(timeout_ms);
+    pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
     bool idle;
     {
         std::lock_guard lock(mutex_);
         idle = commands_.empty() || blocked_;
         io_waiting_ = idle;
     }
-    // Wake at least four times per heartbeat interval so that rabbitmq-c sends ours.
-    const auto heartbeat_ms = options_.session.heartbeat.count() * 1000;
-    const int timeout_ms =
-        heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
-    pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
     // With commands queued, only look whether the socket has input.
-    const int ready = ::poll(fds, 2, idle ? ms_until_resubscribe(timeout_ms) : 0);
-    if (idle) {
-        std::lock_guard lock(mutex_);
-        io_waiting_ = false;
-    }
+    const int ready = ::poll(fds, 2, idle ? sleep_ms : 0);
+    const std::exception_ptr failed_under_caller = idle ? take_session_back() : nullptr;
     // After a timeout rabbitmq-c runs anyway: it sends heartbeats only inside its calls.
     socket_readable_ = fds[0].revents != 0 || (idle && ready == 0);
     if (fds[1].revents & POLLIN) {
         std::uint64_t count;
         [[maybe_unused]] auto read = ::read(wakeup_fd_, &count, sizeof count);
     }
+    // As if the I/O thread had run the caller's command: run() reconnects, or reopens.
+    if (failed_under_caller) std::rethrow_exception(failed_under_caller);
+}
+
+std::exception_ptr RabbitConnection::take_session_back() {
+    std::unique_lock lock(mutex_);
+    io_waiting_ = false;  // from here on no caller borrows the session
+    session_returned_.wait(lock, [this] { return !session_lent_; });
+    return std::exchange(lent_failure_, nullptr);
 }
 
 void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status status,
@@ -719,6 +806,7 @@ void RabbitConnection::on_connection_lost(const Error &error) {
         "or may not have been accepted (" +
             last_error_ + ")");
     tracker_.reset();
+    hold_leases_.forget_all();  // a broker that restarted may have lost them
     declares_.fail_all(
         Error(QY_ERR_CONNECTION, "",
               "the connection was lost before the broker answered (" + last_error_ + ")"));

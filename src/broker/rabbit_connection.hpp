@@ -20,6 +20,7 @@
 #include "command_claim.hpp"
 #include "confirm_tracker.hpp"
 #include "delivery_queue.hpp"
+#include "hold_leases.hpp"
 #include "message_size_limit.hpp"
 #include "own_redeliveries.hpp"
 #include "pending_declares.hpp"
@@ -31,6 +32,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -107,6 +110,8 @@ enum class Settlement { ack, reject_requeue, reject_drop };
 struct ConnectionCounters {
     std::uint64_t reconnects = 0;
     std::uint64_t stale_settles = 0;  // settles dropped because the channel was replaced
+    // Publishes and settles that their caller wrote itself, finding the I/O thread asleep.
+    std::uint64_t written_by_caller = 0;
 };
 
 class RabbitConnection {
@@ -218,11 +223,28 @@ private:
     using Command = std::variant<FunctionCommand, SettleCommand, PublishCommand>;
 
     void post(Command command);
+    void wake_io_thread();  // through the eventfd
     void run_command(Command &command);
     static void fail_command(Command &command, const Error &error);
     void run_settle(const SettleCommand &settle);
+    // Declares the hold queues, then queues the batch once the broker answered them all.
+    void declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
+                              const std::vector<QueueSpec> &declare_first);
+    // The batch's publishes, once its holds declared lately are declared again if they are
+    // no longer fresh.
+    void run_publish(const std::shared_ptr<PublishBatch> &batch);
+    bool holds_still_fresh(const PublishBatch &batch) const;
     // Writes the batch's publishes, unless its caller gave up on them first.
     void write_publishes(const std::shared_ptr<PublishBatch> &batch);
+    // When the I/O thread sleeps in poll with nothing queued, the caller borrows the
+    // session and runs its publish or settle itself, as the I/O thread would (docs/broker.md,
+    // a caller's own writes): one wake-up fewer. False, having done nothing, otherwise.
+    bool run_while_io_sleeps(Command &command);
+    // About how many bytes running the command writes.
+    static std::size_t bytes_to_write(const Command &command);
+    // The I/O thread, back from poll: takes the session back from a caller writing on it,
+    // and returns what failed under that caller (rethrown on the I/O thread).
+    std::exception_ptr take_session_back();
     void count_stale_settle();
     template <typename Result>
     Result call(std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
@@ -274,6 +296,7 @@ private:
     const ConnectionOptions options_;
     std::unique_ptr<AmqpSession> session_;  // I/O thread only (after construction)
     ConfirmTracker tracker_;                // I/O thread only
+    HoldLeases hold_leases_;
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
     PendingDeclares declares_;                                  // I/O thread only
@@ -291,6 +314,11 @@ private:
     std::vector<Command> commands_;
     std::optional<Error> failed_;  // set when closed or when reconnecting gave up
     bool io_waiting_ = false;      // the I/O thread sleeps in poll: post() must wake it
+    // A caller writes its publishes on the session while the I/O thread sleeps; the I/O
+    // thread waits for session_returned_ before it touches the session again.
+    bool session_lent_ = false;
+    std::exception_ptr lent_failure_;  // the connection failed under that caller
+    std::condition_variable session_returned_;
     ConnectionCounters counters_;
 
     int wakeup_fd_ = -1;  // eventfd: commands posted or close requested

@@ -23,9 +23,13 @@ void ReceiveDeadline::before_read() {
     if (heartbeat_.count() > 0 && input_within(milliseconds(0))) received_after(Clock::now());
 }
 
-bool ReceiveDeadline::before_write() const {
+bool ReceiveDeadline::recent() const {
     // rabbitmq-c's deadline is received_ + 2 heartbeats or later.
-    if (heartbeat_.count() == 0 || Clock::now() < received_ + heartbeat_) return true;
+    return heartbeat_.count() == 0 || Clock::now() < received_ + heartbeat_;
+}
+
+bool ReceiveDeadline::before_write() const {
+    if (recent()) return true;
     // A live broker sends something at least once a heartbeat (RabbitMQ checks every
     // half heartbeat and sends one when it sent nothing since the last check), so a whole
     // heartbeat without input is silence also when a receive went unseen here.

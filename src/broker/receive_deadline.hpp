@@ -27,6 +27,9 @@ public:
     void received_after(Clock::time_point started);
     // Before rabbitmq-c reads with nothing buffered: with input waiting, it receives now.
     void before_read();
+    // True when amqp_basic_publish cannot reach the unbounded wait and before_write()
+    // would not wait either: the last receive is within a heartbeat.
+    bool recent() const;
     // Before amqp_basic_publish: true when the publish cannot reach the unbounded wait,
     // after waiting up to one heartbeat for input if need be; false when nothing arrived
     // for two heartbeats.

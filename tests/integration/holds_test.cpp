@@ -3,6 +3,8 @@
 // is never stuck behind a long one, and a deferral overtakes the backlog.
 #include "core_fixture.hpp"
 
+#include <thread>
+
 namespace queuey_it {
 namespace {
 
@@ -122,6 +124,34 @@ TEST_F(Holds, HoldingForAQueueThisClientNeverDeclaredIsRefused) {
     EXPECT_EQ(error->status(), QY_ERR_INVALID_ARGUMENT) << error->what();
     EXPECT_EQ(error->field(), "queue");
     EXPECT_FALSE(raw_->exists(stranger + ".deferred.1000"));
+}
+
+TEST_F(Holds, AHoldQueueDeclaredLatelyIsNotDeclaredAgainForAQuarterOfItsTtl) {
+    // docs/broker.md, hold queue leases: a 10 s hold's lease (20 s) outlasts a message by
+    // 10 s, so for 2.5 s after a declare its held publishes go undeclared.
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.delay_granularity = 10s; });
+    const std::string hold = config.name + ".deferred.10000";
+    producer_->enqueue_after(job(config.name), 1ms);
+    ASSERT_EQ(raw_->message_count(hold), 1u);
+    raw_->delete_queue(hold);
+    // Undeclared, the publish finds no queue: the broker returns it, nothing is lost.
+    const auto error = error_of([&] { producer_->enqueue_after(job(config.name), 1ms); });
+    ASSERT_TRUE(error) << "the publish was declared again within the window";
+    EXPECT_EQ(error->status(), QY_ERR_UNROUTABLE) << error->what();
+    // The return ends the window: the next held publish declares the queue.
+    const queuey::Envelope after_return = job(config.name);
+    EXPECT_FALSE(error_of([&] { producer_->enqueue_after(after_return, 1ms); }));
+    std::vector<RawMessage> held = raw_->drain(hold);
+    ASSERT_EQ(held.size(), 1u);
+    EXPECT_EQ(held[0].message_id, after_return.job_id);
+    // Past the window it is declared again too.
+    raw_->delete_queue(hold);
+    std::this_thread::sleep_for(2600ms);
+    const queuey::Envelope after_window = job(config.name);
+    EXPECT_FALSE(error_of([&] { producer_->enqueue_after(after_window, 1ms); }));
+    held = raw_->drain(hold);
+    ASSERT_EQ(held.size(), 1u);
+    EXPECT_EQ(held[0].message_id, after_window.job_id);
 }
 
 TEST_F(Holds, ADeferredJobOvertakesTheBacklog) {

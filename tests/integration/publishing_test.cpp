@@ -164,6 +164,36 @@ TEST_F(Publishing, WhileTheBrokerBlocksPublishersAPublishEndsNotSentAndTheBlockI
             << "a publish reported not sent reached the queue";
 }
 
+TEST_F(Publishing, OnAnIdleConnectionTheCallerWritesItsOwnPublishesAndEachIsConfirmedInOrder) {
+    // docs/broker.md, a caller's own publish: the I/O thread sleeps between these calls,
+    // so each caller writes on the session itself; confirms still come back through the
+    // I/O thread, and an unroutable one is still attributed to its own job.
+    const auto config = declare_queue();
+    const std::string nowhere = unique_name("missing");
+    constexpr int calls = 20;
+    std::vector<std::string> sent;
+    for (int i = 0; i < calls; ++i) {
+        std::this_thread::sleep_for(20ms);  // the I/O thread goes back to poll
+        if (i % 5 == 4) {
+            const auto error = error_of([&] { producer_->enqueue(job(nowhere)); });
+            ASSERT_TRUE(error) << "call #" << i << " to a missing queue succeeded";
+            EXPECT_EQ(error->status(), QY_ERR_UNROUTABLE) << error->what();
+            continue;
+        }
+        const queuey::Envelope envelope = job(config.name, "{\"i\":" + std::to_string(i) + "}");
+        const auto error = error_of([&] { producer_->enqueue(envelope); });
+        ASSERT_FALSE(error) << "call #" << i << ": " << error->what();
+        sent.push_back(envelope.job_id);
+    }
+    // The I/O thread wakes at least once a second for heartbeats: a call may meet it awake.
+    EXPECT_GE(backend_->counters().written_by_caller, calls * 3u / 4)
+        << "the callers did not write their own publishes";
+    std::vector<std::string> arrived;
+    for (const RawMessage &message : raw_->drain(config.name))
+        arrived.push_back(message.message_id.value_or("?"));
+    EXPECT_EQ(arrived, sent);
+}
+
 TEST_F(Publishing, ConcurrentProducersOnOneClientAllGetTheirConfirms) {
     const auto config = declare_queue();
     constexpr int threads = 8, per_thread = 50;
@@ -178,6 +208,10 @@ TEST_F(Publishing, ConcurrentProducersOnOneClientAllGetTheirConfirms) {
     for (auto &worker : workers) worker.join();
     EXPECT_EQ(failures.load(), 0);
     EXPECT_EQ(raw_->message_count(config.name), static_cast<std::uint32_t>(threads * per_thread));
+    // Some calls wrote their own publish, the others queued behind them: both kinds mixed.
+    const std::uint64_t own = backend_->counters().written_by_caller;
+    EXPECT_GT(own, 0u);
+    EXPECT_LT(own, static_cast<std::uint64_t>(threads * per_thread));
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+#include "hold_leases.hpp"
+
+#include <optional>
+
+namespace queuey {
+namespace {
+
+// Past this many leases, renewed() drops the stale ones: one per distinct hold queue
+// used within a window.
+constexpr std::size_t leases_before_pruning = 256;
+
+std::optional<std::int64_t> integer_argument(const QueueSpec &spec, std::string_view name) {
+    for (const QueueArgument &argument : spec.arguments)
+        if (argument.name == name)
+            if (const auto *value = std::get_if<std::int64_t>(&argument.value)) return *value;
+    return std::nullopt;
+}
+
+}  // namespace
+
+HoldLeases::Clock::duration HoldLeases::skip_window(const QueueSpec &spec) {
+    const auto expires = integer_argument(spec, "x-expires");
+    const auto ttl = integer_argument(spec, "x-message-ttl");
+    if (!expires || !ttl || *expires <= *ttl) return Clock::duration::zero();
+    return std::chrono::milliseconds((*expires - *ttl) / 4);
+}
+
+void HoldLeases::renewed(const QueueSpec &spec, Clock::time_point sent_at) {
+    const Clock::duration window = skip_window(spec);
+    if (window == Clock::duration::zero()) return;
+    std::lock_guard lock(mutex_);
+    if (leases_.size() >= leases_before_pruning)
+        std::erase_if(leases_, [&](const auto &entry) { return entry.second.fresh_until <= sent_at; });
+    leases_.insert_or_assign(spec.name, Lease{spec, sent_at + window});
+}
+
+bool HoldLeases::fresh(const QueueSpec &spec, Clock::time_point now) const {
+    std::lock_guard lock(mutex_);
+    const auto found = leases_.find(spec.name);
+    // Other arguments (the queue's type or durability changed) are declared, and refused.
+    return found != leases_.end() && now < found->second.fresh_until && found->second.spec == spec;
+}
+
+void HoldLeases::forget(const std::string &queue) {
+    std::lock_guard lock(mutex_);
+    leases_.erase(queue);
+}
+
+void HoldLeases::forget_all() {
+    std::lock_guard lock(mutex_);
+    leases_.clear();
+}
+
+}  // namespace queuey
