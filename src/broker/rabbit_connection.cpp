@@ -165,8 +165,7 @@ void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch,
     if (std::all_of(declare_first.begin(), declare_first.end(),
                     [&](const QueueSpec &spec) { return hold_leases_.fresh(spec, now); })) {
         batch->holds_declared_lately = std::move(declare_first);
-        Command command = PublishCommand{std::move(batch)};
-        if (!run_while_io_sleeps(command)) post(std::move(command));
+        if (!publish_while_io_sleeps(batch)) post(PublishCommand{std::move(batch)});
         return;
     }
     post(FunctionCommand{[this, batch, declare_first = std::move(declare_first)](
@@ -242,7 +241,7 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
     }
 }
 
-bool RabbitConnection::run_while_io_sleeps(Command &command) {
+bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch) {
     {
         std::lock_guard lock(mutex_);
         // With anything queued the I/O thread goes first: earlier calls' publishes and
@@ -254,13 +253,10 @@ bool RabbitConnection::run_while_io_sleeps(Command &command) {
     }
     // The I/O thread may wait on the broker (a full socket, a broker gone silent) while its
     // caller returns at the deadline; a caller writing itself could not.
-    const bool at_once = session_->writes_at_once(bytes_to_write(command));
+    const bool at_once = session_->writes_at_once(bytes_to_write(*batch));
     std::exception_ptr failure;
     try {
-        if (at_once) {
-            run_command(command);  // as the I/O thread runs it; a stale hold is declared first
-            send_acks();
-        }
+        if (at_once) run_publish(batch);  // as the I/O thread runs it; a stale hold is declared first
     } catch (...) {
         failure = std::current_exception();
     }
@@ -278,14 +274,12 @@ bool RabbitConnection::run_while_io_sleeps(Command &command) {
     return at_once;
 }
 
-std::size_t RabbitConnection::bytes_to_write(const Command &command) {
+std::size_t RabbitConnection::bytes_to_write(const PublishBatch &batch) {
     // A method frame, a header frame with queuey's properties and headers, and the body;
     // generous: the estimate only decides who writes.
     constexpr std::size_t frames_per_message = 1024;
-    const auto *publish = std::get_if<PublishCommand>(&command);
-    if (!publish) return frames_per_message;
     std::size_t bytes = 0;
-    for (const OutgoingMessage &message : publish->batch->messages)
+    for (const OutgoingMessage &message : batch.messages)
         bytes += frames_per_message + message.queue.size() + message.body.size();
     return bytes;
 }
@@ -362,9 +356,9 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
         std::lock_guard lock(mutex_);
         if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
     }
-    Command command =
-        SettleCommand{subscription, delivery.delivery_tag, delivery.generation, settlement};
-    if (!run_while_io_sleeps(command)) post(std::move(command));
+    // Never written by the caller (docs/broker.md, a caller's own writes): the I/O thread
+    // coalesces the acks of one turn, which costs less than a write per settle.
+    post(SettleCommand{subscription, delivery.delivery_tag, delivery.generation, settlement});
     return true;
 }
 
@@ -729,7 +723,7 @@ void RabbitConnection::wait_for_input() {
         std::uint64_t count;
         [[maybe_unused]] auto read = ::read(wakeup_fd_, &count, sizeof count);
     }
-    // As if the I/O thread had run the caller's command: run() reconnects, or reopens.
+    // As if the I/O thread had written the publish: run() reconnects, or reopens.
     if (failed_under_caller) std::rethrow_exception(failed_under_caller);
 }
 

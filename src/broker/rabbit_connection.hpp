@@ -110,7 +110,7 @@ enum class Settlement { ack, reject_requeue, reject_drop };
 struct ConnectionCounters {
     std::uint64_t reconnects = 0;
     std::uint64_t stale_settles = 0;  // settles dropped because the channel was replaced
-    // Publishes and settles that their caller wrote itself, finding the I/O thread asleep.
+    // Publish calls that their caller wrote itself, finding the I/O thread asleep.
     std::uint64_t written_by_caller = 0;
 };
 
@@ -237,11 +237,11 @@ private:
     // Writes the batch's publishes, unless its caller gave up on them first.
     void write_publishes(const std::shared_ptr<PublishBatch> &batch);
     // When the I/O thread sleeps in poll with nothing queued, the caller borrows the
-    // session and runs its publish or settle itself, as the I/O thread would (docs/broker.md,
-    // a caller's own writes): one wake-up fewer. False, having done nothing, otherwise.
-    bool run_while_io_sleeps(Command &command);
-    // About how many bytes running the command writes.
-    static std::size_t bytes_to_write(const Command &command);
+    // session and writes its publishes itself, as the I/O thread would (docs/broker.md,
+    // a caller's own publish): one wake-up fewer. False, having done nothing, otherwise.
+    bool publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch);
+    // About how many bytes writing the batch takes.
+    static std::size_t bytes_to_write(const PublishBatch &batch);
     // The I/O thread, back from poll: takes the session back from a caller writing on it,
     // and returns what failed under that caller (rethrown on the I/O thread).
     std::exception_ptr take_session_back();

@@ -7,8 +7,6 @@
 
 #include <future>
 #include <map>
-#include <set>
-#include <thread>
 
 namespace queuey_it {
 namespace {
@@ -77,45 +75,6 @@ TEST_F(Consuming, AcksAfterAnUnsettledJobLeaveThatJobUnacknowledged) {
     for (int i = jobs - 1; i >= 1; --i) held[i]->ack();
     counts_become(config.name, 0, 1);  // the first job is still held
     held[0]->ack();
-    counts_become(config.name, 0, 0);
-}
-
-TEST_F(Consuming, OnAnIdleConnectionTheSettlingThreadWritesItsOwnAcksAndRejects) {
-    // docs/broker.md, a caller's own writes: the I/O thread sleeps between these settles,
-    // so the settling thread writes each one itself, and the broker sees every one.
-    constexpr int jobs = 10;
-    const auto config = declare_queue([&](queuey::QueueConfig &c) { c.prefetch = jobs; });
-    std::vector<std::string> ids;
-    for (int i = 0; i < jobs; ++i) {
-        const queuey::Envelope env = job(config.name);
-        producer_->enqueue(env);
-        ids.push_back(env.job_id);
-    }
-    auto consumer = backend_->consume(config.name);
-    auto held = receive(*consumer, jobs, 5s);
-    ASSERT_EQ(held.size(), static_cast<std::size_t>(jobs));
-    counts_become(config.name, 0, jobs);
-    const std::uint64_t before = backend_->counters().written_by_caller;
-    std::set<std::string> dropped;
-    for (int i = 0; i < jobs; ++i) {
-        std::this_thread::sleep_for(20ms);  // the I/O thread goes back to poll
-        if (i % 3 == 2) {
-            dropped.insert(held[i]->envelope().job_id);
-            held[i].reset();  // rejected with requeue
-        } else {
-            held[i]->ack();
-        }
-    }
-    // The I/O thread wakes at least once a second for heartbeats: a settle may meet it awake.
-    EXPECT_GE(backend_->counters().written_by_caller - before, jobs * 3u / 4)
-        << "the settling thread did not write its own settles";
-    std::set<std::string> again;
-    for (auto &delivery : receive(*consumer, dropped.size(), 5s)) {
-        EXPECT_TRUE(delivery->redelivered());
-        again.insert(delivery->envelope().job_id);
-        delivery->ack();
-    }
-    EXPECT_EQ(again, dropped);
     counts_become(config.name, 0, 0);
 }
 
