@@ -101,6 +101,12 @@ std::uint64_t hold_ttl_ms(std::chrono::nanoseconds delay, std::chrono::milliseco
     return ttl;
 }
 
+const QueueArgument *find_argument(const QueueSpec &spec, std::string_view name) {
+    for (const QueueArgument &argument : spec.arguments)
+        if (argument.name == name) return &argument;
+    return nullptr;
+}
+
 QueueSpec work_queue_spec(const QueueConfig &config) {
     QueueSpec spec{config.name, config.durable, type_arguments(config)};
     // RabbitMQ 3.10 refuses x-max-priority on a quorum queue (PRECONDITION_FAILED).

@@ -68,6 +68,9 @@ struct QueueSpec {
     bool operator==(const QueueSpec &) const = default;
 };
 
+// The argument of that name, or nullptr.
+const QueueArgument *find_argument(const QueueSpec &spec, std::string_view name);
+
 // Returns a lost-run budget after checking it: Error(QY_ERR_INVALID_ARGUMENT,
 // "max_lost_runs") for 0 (a job has to run once before it can be lost).
 std::uint32_t checked_max_lost_runs(std::uint32_t max_lost_runs);

@@ -1,6 +1,6 @@
 #include "hold_leases.hpp"
 
-#include <optional>
+#include <variant>
 
 namespace queuey {
 namespace {
@@ -9,18 +9,16 @@ namespace {
 // used within a window.
 constexpr std::size_t leases_before_pruning = 256;
 
-std::optional<std::int64_t> integer_argument(const QueueSpec &spec, std::string_view name) {
-    for (const QueueArgument &argument : spec.arguments)
-        if (argument.name == name)
-            if (const auto *value = std::get_if<std::int64_t>(&argument.value)) return *value;
-    return std::nullopt;
+const std::int64_t *integer_argument(const QueueSpec &spec, std::string_view name) {
+    const QueueArgument *argument = find_argument(spec, name);
+    return argument ? std::get_if<std::int64_t>(&argument->value) : nullptr;
 }
 
 }  // namespace
 
 HoldLeases::Clock::duration HoldLeases::skip_window(const QueueSpec &spec) {
-    const auto expires = integer_argument(spec, "x-expires");
-    const auto ttl = integer_argument(spec, "x-message-ttl");
+    const std::int64_t *expires = integer_argument(spec, "x-expires");
+    const std::int64_t *ttl = integer_argument(spec, "x-message-ttl");
     if (!expires || !ttl || *expires <= *ttl) return Clock::duration::zero();
     return std::chrono::milliseconds((*expires - *ttl) / 4);
 }

@@ -42,9 +42,9 @@ struct PublishBatch {
     const std::chrono::steady_clock::time_point deadline;
     // Taken by the I/O thread when it starts writing, or by a caller that gave up first.
     CommandClaim claim;
-    // Hold queues this batch publishes into that were declared lately, so not declared
-    // before it (hold_leases.hpp); declared after all if they are not fresh when written.
-    std::vector<QueueSpec> holds_declared_lately;
+    // The hold queues it publishes into: declared before it unless all were declared
+    // lately (hold_leases.hpp).
+    std::vector<QueueSpec> holds;
 };
 
 }  // namespace queuey

@@ -159,18 +159,10 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
 
 void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch,
                                std::vector<QueueSpec> declare_first) {
-    // Hold queues all declared lately go undeclared, if they still are when the publishes
-    // are written (hold_leases.hpp); with one to declare, all are: one round trip either way.
-    const auto now = Clock::now();
-    if (std::all_of(declare_first.begin(), declare_first.end(),
-                    [&](const QueueSpec &spec) { return hold_leases_.fresh(spec, now); })) {
-        batch->holds_declared_lately = std::move(declare_first);
-        if (!publish_while_io_sleeps(batch)) post(PublishCommand{std::move(batch)});
-        return;
-    }
-    post(FunctionCommand{[this, batch, declare_first = std::move(declare_first)](
-                             AmqpSession &) { declare_then_publish(batch, declare_first); },
-                         [batch](const Error &error) { batch->unsent_from(0, error); }});
+    // Whoever writes the batch declares its holds first unless they are all fresh then
+    // (run_publish).
+    batch->holds = std::move(declare_first);
+    if (!publish_while_io_sleeps(batch)) post(PublishCommand{std::move(batch)});
 }
 
 void RabbitConnection::declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
@@ -199,15 +191,14 @@ void RabbitConnection::declare_then_publish(const std::shared_ptr<PublishBatch> 
 }
 
 void RabbitConnection::run_publish(const std::shared_ptr<PublishBatch> &batch) {
-    if (holds_still_fresh(*batch)) return write_publishes(batch);
-    // Held back (a reconnect, a blocked broker) past its holds' window: declared again.
-    declare_then_publish(batch, std::exchange(batch->holds_declared_lately, {}));
-}
-
-bool RabbitConnection::holds_still_fresh(const PublishBatch &batch) const {
+    // Checked when written, not when called: a batch held back (a reconnect, a blocked
+    // broker) past its holds' window declares them. With one to declare, all are: one
+    // round trip either way.
     const auto now = Clock::now();
-    return std::all_of(batch.holds_declared_lately.begin(), batch.holds_declared_lately.end(),
-                       [&](const QueueSpec &spec) { return hold_leases_.fresh(spec, now); });
+    if (std::all_of(batch->holds.begin(), batch->holds.end(),
+                    [&](const QueueSpec &spec) { return hold_leases_.fresh(spec, now); }))
+        return write_publishes(batch);
+    declare_then_publish(batch, std::exchange(batch->holds, {}));
 }
 
 void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shared) {
@@ -256,7 +247,7 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
     const bool at_once = session_->writes_at_once(bytes_to_write(*batch));
     std::exception_ptr failure;
     try {
-        if (at_once) run_publish(batch);  // as the I/O thread runs it; a stale hold is declared first
+        if (at_once) run_publish(batch);  // as the I/O thread runs it
     } catch (...) {
         failure = std::current_exception();
     }

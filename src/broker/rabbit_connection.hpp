@@ -110,7 +110,8 @@ enum class Settlement { ack, reject_requeue, reject_drop };
 struct ConnectionCounters {
     std::uint64_t reconnects = 0;
     std::uint64_t stale_settles = 0;  // settles dropped because the channel was replaced
-    // Publish calls that their caller wrote itself, finding the I/O thread asleep.
+    // Publish calls whose frames (the publishes, or first a stale hold's declare) their
+    // caller wrote itself, finding the I/O thread asleep.
     std::uint64_t written_by_caller = 0;
 };
 
@@ -230,10 +231,9 @@ private:
     // Declares the hold queues, then queues the batch once the broker answered them all.
     void declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
                               const std::vector<QueueSpec> &declare_first);
-    // The batch's publishes, once its holds declared lately are declared again if they are
-    // no longer fresh.
+    // Writes the batch's publishes if its holds are fresh (hold_leases.hpp), or declares
+    // them first.
     void run_publish(const std::shared_ptr<PublishBatch> &batch);
-    bool holds_still_fresh(const PublishBatch &batch) const;
     // Writes the batch's publishes, unless its caller gave up on them first.
     void write_publishes(const std::shared_ptr<PublishBatch> &batch);
     // When the I/O thread sleeps in poll with nothing queued, the caller borrows the

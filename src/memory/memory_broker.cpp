@@ -71,12 +71,6 @@ void check_arguments(const QueueSpec &spec) {
     }
 }
 
-const QueueArgument *find_argument(const QueueSpec &spec, const std::string &name) {
-    for (const QueueArgument &argument : spec.arguments)
-        if (argument.name == name) return &argument;
-    return nullptr;
-}
-
 // A re-declare must match the queue as it exists, as on RabbitMQ.
 void check_equivalent(const QueueSpec &current, const QueueSpec &requested) {
     auto text = [](bool flag) { return std::string(flag ? "'true'" : "'false'"); };
