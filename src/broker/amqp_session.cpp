@@ -15,6 +15,7 @@
 #endif
 
 #include <linux/sockios.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -154,13 +155,25 @@ bool AmqpSession::writes_at_once(std::size_t bytes) const {
     if (!receive_deadline_.recent()) return false;
     const int fd = socket_fd();
     int unsent = 0;  // written and not yet acknowledged by the peer
+    if (::ioctl(fd, SIOCOUTQ, &unsent) != 0) return false;
+    // A quarter: the data's share of the limit, with room for the kernel's per-packet cost.
+    const auto fits = [&] {
+        return static_cast<std::size_t>(unsent) + bytes <= static_cast<std::size_t>(send_buffer_) / 4;
+    };
+    if (fits()) return true;
+    // The kernel grows the limit as the connection goes (TCP autotuning) and never shrinks
+    // it by itself: the one known is read again only when it falls short.
     int buffer = 0;  // the kernel's limit, bookkeeping included (socket(7): twice the data)
     socklen_t length = sizeof buffer;
-    if (::ioctl(fd, SIOCOUTQ, &unsent) != 0 ||
-        ::getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, &length) != 0)
-        return false;
-    // A quarter: the data's share of the limit, with room for the kernel's per-packet cost.
-    return static_cast<std::size_t>(unsent) + bytes <= static_cast<std::size_t>(buffer) / 4;
+    if (::getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, &length) != 0) return false;
+    send_buffer_ = buffer;
+    return fits();
+}
+
+bool AmqpSession::input_waiting() const {
+    if (has_buffered_input()) return true;
+    pollfd socket{socket_fd(), POLLIN, 0};
+    return ::poll(&socket, 1, 0) != 0;  // an error too: the read that follows reports it
 }
 
 void AmqpSession::check_status(int status, std::string_view doing) {

@@ -45,6 +45,8 @@ public:
     // send buffer has room to spare. A caller borrowing the session writes only then, so
     // that a stalled broker never holds it past its own deadline.
     bool writes_at_once(std::size_t bytes) const;
+    // Frames are buffered, or the socket has input (or an error) to read now.
+    bool input_waiting() const;
 
     void open_channel(amqp_channel_t channel);
     void confirm_select(amqp_channel_t channel);
@@ -91,6 +93,7 @@ private:
     std::string server_;                // the redacted URL, for messages
     bool broken_ = false;               // no connection.close on the way out
     ReceiveDeadline receive_deadline_;  // keeps amqp_basic_publish from waiting forever
+    mutable int send_buffer_ = 0;       // SO_SNDBUF as last read (writes_at_once)
 };
 
 }  // namespace queuey

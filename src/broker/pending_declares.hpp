@@ -34,6 +34,7 @@ public:
     std::vector<QueueSpec> refused(qy_status status, const std::string &reason);
     // The connection is gone: every declare fails with error.
     void fail_all(const Error &error);
+    bool empty() const { return waiting_.empty(); }
 
 private:
     struct Declare {

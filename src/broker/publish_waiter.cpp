@@ -33,4 +33,9 @@ bool PublishWaiter::wait_until(std::chrono::steady_clock::time_point deadline) {
     return done_.wait_until(lock, deadline, [this] { return pending_ == 0; });
 }
 
+bool PublishWaiter::finished() {
+    std::lock_guard lock(mutex_);
+    return pending_ == 0;
+}
+
 }  // namespace queuey

@@ -27,6 +27,8 @@ public:
     void complete(std::size_t index, PublishOutcome outcome);
     // True when every publish has its outcome before the deadline.
     bool wait_until(std::chrono::steady_clock::time_point deadline);
+    // Every publish has its outcome; does not wait.
+    bool finished();
     // Valid after wait_until returned true.
     const std::vector<PublishOutcome> &outcomes() const { return outcomes_; }
     // The outcomes so far, with `pending` for those not completed yet.

@@ -44,6 +44,7 @@ ConnectionCounters RabbitBackend::counters() const {
         sum.reconnects += consumed.reconnects;
         sum.stale_settles += consumed.stale_settles;
         sum.written_by_caller += consumed.written_by_caller;
+        sum.confirmed_by_caller += consumed.confirmed_by_caller;
     }
     return sum;
 }

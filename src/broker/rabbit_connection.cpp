@@ -21,6 +21,14 @@ constexpr amqp_channel_t publish_channel = 2;
 constexpr amqp_channel_t first_consumer_channel = 3;
 // Frames handled per turn of the loop before queued commands (acks) get their turn.
 constexpr int frames_per_turn = 256;
+// After a caller wrote its own publish, the I/O thread leaves the socket to callers for
+// this long while nothing is owed on it (docs/broker.md, a caller's own confirm); it
+// wakes at its end to look again.
+constexpr std::chrono::milliseconds callers_window{100};
+// After a call came while a caller read its confirms (calls overlap), the I/O thread
+// keeps the socket for this long: a reader interrupted by every post would wake with the
+// I/O thread, and then wait for it all the same.
+constexpr std::chrono::milliseconds overlap_window{1000};
 
 std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
@@ -74,6 +82,7 @@ void RabbitConnection::post(Command command) {
             return;
         }
         commands_.push_back(std::move(command));
+        if (lent_for_reading_) callers_overlap_until_ = Clock::now() + overlap_window;
         // Only a sleeping I/O thread needs the eventfd; a busy one takes the command on
         // its next turn. The first poster clears the flag: one write per sleep.
         wake = std::exchange(io_waiting_, false);
@@ -233,6 +242,7 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
 }
 
 bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch) {
+    bool reads;
     {
         std::lock_guard lock(mutex_);
         // With anything queued the I/O thread goes first: earlier calls' publishes and
@@ -241,28 +251,71 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
             blocked_ || closing_)
             return false;
         session_lent_ = true;
+        reads = lent_for_reading_ = !io_watches_socket_;
     }
-    // The I/O thread may wait on the broker (a full socket, a broker gone silent) while its
-    // caller returns at the deadline; a caller writing itself could not.
-    const bool at_once = session_->writes_at_once(bytes_to_write(*batch));
     std::exception_ptr failure;
+    bool written = false;
     try {
-        if (at_once) run_publish(batch);  // as the I/O thread runs it
+        if (reads && session_->input_waiting()) {
+            // What came while nobody read (a close, a block) is handled before writing.
+            socket_readable_ = true;
+            read_frames();
+        }
+        // The I/O thread may wait on the broker (a full socket, a broker gone silent)
+        // while its caller returns at the deadline; a caller writing itself could not.
+        written = !blocked_ && session_->writes_at_once(bytes_to_write(*batch));
+        if (written) run_publish(batch);  // as the I/O thread runs it
+        if (written && reads) read_until_confirmed(*batch);
     } catch (...) {
         failure = std::current_exception();
     }
     // rabbitmq-c reads the socket before a publish when nothing came for two heartbeats;
-    // frames it buffered then wake no poll, so the I/O thread is woken for them.
-    const bool wake = failure || session_->has_buffered_input();
+    // frames it buffered then wake no poll, so the I/O thread is woken for them. An I/O
+    // thread that left the socket is woken for whatever is still owed on it.
+    const bool wake =
+        failure || session_->has_buffered_input() || (reads && !socket_owes_nothing());
+    const bool confirmed = written && reads && batch->waiter.finished();
     {
         std::lock_guard lock(mutex_);
-        session_lent_ = false;
+        session_lent_ = lent_for_reading_ = false;
         lent_failure_ = failure;
-        if (at_once) ++counters_.written_by_caller;
+        if (written) {
+            ++counters_.written_by_caller;
+            if (confirmed) ++counters_.confirmed_by_caller;
+            callers_publish_until_ = Clock::now() + callers_window;
+        }
     }
     session_returned_.notify_one();
     if (wake) wake_io_thread();
-    return at_once;
+    return written;
+}
+
+void RabbitConnection::read_until_confirmed(PublishBatch &batch) {
+    const int longest_ms = longest_sleep_ms();  // heartbeats are sent between polls
+    while (!batch.waiter.finished()) {
+        if (!session_->has_buffered_input()) {
+            const auto left =
+                std::chrono::ceil<std::chrono::milliseconds>(batch.deadline - Clock::now());
+            if (left.count() <= 0) return;
+            // The I/O thread polls the eventfd as well: a post or close() wakes both,
+            // and this caller hands the session back.
+            pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
+            const int wait_ms = static_cast<int>(std::min<long long>(left.count(), longest_ms));
+            if (::poll(fds, 2, wait_ms) <= 0 || (fds[1].revents & POLLIN)) return;
+            socket_readable_ = true;
+        }
+        read_frames();
+    }
+}
+
+bool RabbitConnection::socket_owes_nothing() const {
+    return options_.publishes && subscriptions_.empty() && borrowed_.empty() &&
+           tracker_.outstanding() == 0 && declares_.empty();
+}
+
+int RabbitConnection::longest_sleep_ms() const {
+    const auto heartbeat_ms = options_.session.heartbeat.count() * 1000;
+    return heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
 }
 
 std::size_t RabbitConnection::bytes_to_write(const PublishBatch &batch) {
@@ -691,26 +744,34 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
 
 void RabbitConnection::wait_for_input() {
     if (session_->has_buffered_input()) return;
-    // Wake at least four times per heartbeat interval so that rabbitmq-c sends ours.
-    const auto heartbeat_ms = options_.session.heartbeat.count() * 1000;
-    const int timeout_ms =
-        heartbeat_ms > 0 ? static_cast<int>(std::min<long long>(heartbeat_ms / 4, 1000)) : 1000;
-    // Both read before io_waiting_ is set: from then on a caller may run on the session
+    // All read before io_waiting_ is set: from then on a caller may run on the session
     // and the I/O thread's state, until take_session_back().
-    const int sleep_ms = ms_until_resubscribe(timeout_ms);
-    pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
-    bool idle;
+    int sleep_ms = ms_until_resubscribe(longest_sleep_ms());
+    const bool owes_nothing = socket_owes_nothing();
+    pollfd fds[2] = {{wakeup_fd_, POLLIN, 0}, {session_->socket_fd(), POLLIN, 0}};
+    bool idle, watches_socket;
     {
         std::lock_guard lock(mutex_);
         idle = commands_.empty() || blocked_;
+        const auto now = Clock::now();
+        // Callers publishing one after another read their own confirms: only one thread
+        // wakes per confirm. A broker that blocked publishing is watched for its unblock.
+        watches_socket = !idle || blocked_ || !owes_nothing || now >= callers_publish_until_ ||
+                         now < callers_overlap_until_;
+        if (!watches_socket)
+            sleep_ms = std::min<int>(
+                sleep_ms,
+                std::chrono::ceil<std::chrono::milliseconds>(callers_publish_until_ - now).count());
         io_waiting_ = idle;
+        io_watches_socket_ = watches_socket;
     }
     // With commands queued, only look whether the socket has input.
-    const int ready = ::poll(fds, 2, idle ? sleep_ms : 0);
+    const int ready = ::poll(fds, watches_socket ? 2 : 1, idle ? sleep_ms : 0);
     const std::exception_ptr failed_under_caller = idle ? take_session_back() : nullptr;
     // After a timeout rabbitmq-c runs anyway: it sends heartbeats only inside its calls.
-    socket_readable_ = fds[0].revents != 0 || (idle && ready == 0);
-    if (fds[1].revents & POLLIN) {
+    // Unwatched, the socket may hold what came after the callers' last read.
+    socket_readable_ = !watches_socket || fds[1].revents != 0 || (idle && ready == 0);
+    if (fds[0].revents & POLLIN) {
         std::uint64_t count;
         [[maybe_unused]] auto read = ::read(wakeup_fd_, &count, sizeof count);
     }
@@ -721,6 +782,10 @@ void RabbitConnection::wait_for_input() {
 std::exception_ptr RabbitConnection::take_session_back() {
     std::unique_lock lock(mutex_);
     io_waiting_ = false;  // from here on no caller borrows the session
+    io_watches_socket_ = true;
+    // A caller reading its confirms polls the eventfd too: this makes it hand the session
+    // back now rather than at its confirm (the count wakes the next poll, which reads it).
+    if (session_lent_ && lent_for_reading_) wake_io_thread();
     session_returned_.wait(lock, [this] { return !session_lent_; });
     return std::exchange(lent_failure_, nullptr);
 }

@@ -113,6 +113,9 @@ struct ConnectionCounters {
     // Publish calls whose frames (the publishes, or first a stale hold's declare) their
     // caller wrote itself, finding the I/O thread asleep.
     std::uint64_t written_by_caller = 0;
+    // Of those, the calls that also read their own confirms, finding the socket left to
+    // callers (docs/broker.md, a caller's own confirm).
+    std::uint64_t confirmed_by_caller = 0;
 };
 
 class RabbitConnection {
@@ -238,8 +241,20 @@ private:
     void write_publishes(const std::shared_ptr<PublishBatch> &batch);
     // When the I/O thread sleeps in poll with nothing queued, the caller borrows the
     // session and writes its publishes itself, as the I/O thread would (docs/broker.md,
-    // a caller's own publish): one wake-up fewer. False, having done nothing, otherwise.
+    // a caller's own publish): one wake-up fewer. When the I/O thread left the socket to
+    // callers, the caller also reads until its confirms are in (a caller's own confirm):
+    // one more wake-up fewer. False, having written nothing, otherwise.
     bool publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch);
+    // A caller holding the session: reads and dispatches frames, as the I/O thread would,
+    // until the batch is confirmed, its deadline passes, or the eventfd calls for the I/O
+    // thread.
+    void read_until_confirmed(PublishBatch &batch);
+    // How long the I/O thread sleeps at most: four times per heartbeat interval, so that
+    // rabbitmq-c sends ours, and at least once a second.
+    int longest_sleep_ms() const;
+    // Nothing is owed on the socket but heartbeats and the broker's own notices: a
+    // publishing connection with no confirm or declare-ok outstanding, and no consumer.
+    bool socket_owes_nothing() const;
     // About how many bytes writing the batch takes.
     static std::size_t bytes_to_write(const PublishBatch &batch);
     // The I/O thread, back from poll: takes the session back from a caller writing on it,
@@ -317,7 +332,16 @@ private:
     // A caller writes its publishes on the session while the I/O thread sleeps; the I/O
     // thread waits for session_returned_ before it touches the session again.
     bool session_lent_ = false;
+    bool lent_for_reading_ = false;    // that caller reads the socket too (and the eventfd)
     std::exception_ptr lent_failure_;  // the connection failed under that caller
+    // The sleeping I/O thread polls the socket; false: only the eventfd, the socket is
+    // left to callers, who read their own confirms.
+    bool io_watches_socket_ = true;
+    // Callers wrote their own publishes lately: while nothing is owed on the socket, the
+    // I/O thread leaves it to them until then.
+    Clock::time_point callers_publish_until_{};
+    // Calls overlapped (one came while a caller read): the I/O thread keeps the socket.
+    Clock::time_point callers_overlap_until_{};
     std::condition_variable session_returned_;
     ConnectionCounters counters_;
 

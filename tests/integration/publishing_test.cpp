@@ -194,6 +194,42 @@ TEST_F(Publishing, OnAnIdleConnectionTheCallerWritesItsOwnPublishesAndEachIsConf
     EXPECT_EQ(arrived, sent);
 }
 
+TEST_F(Publishing, CallersPublishingOneAfterAnotherReadTheirOwnConfirmsEachAttributedToItsJob) {
+    // docs/broker.md, a caller's own confirm: with calls in quick succession the I/O
+    // thread leaves the socket to them, and each caller reads until its confirm is in.
+    // Returns read there are still attributed to their own job, and nothing is reordered.
+    const auto config = declare_queue();
+    const std::string nowhere = unique_name("missing");
+    constexpr int calls = 200;
+    std::vector<std::string> sent;
+    int unroutable = 0;
+    for (int i = 0; i < calls; ++i) {
+        if (i % 10 == 9) {
+            const auto error = error_of([&] { producer_->enqueue(job(nowhere)); });
+            ASSERT_TRUE(error) << "call #" << i << " to a missing queue succeeded";
+            EXPECT_EQ(error->status(), QY_ERR_UNROUTABLE) << error->what();
+            ++unroutable;
+            continue;
+        }
+        const queuey::Envelope envelope = job(config.name, "{\"i\":" + std::to_string(i) + "}");
+        const auto error = error_of([&] { producer_->enqueue(envelope); });
+        ASSERT_FALSE(error) << "call #" << i << ": " << error->what();
+        sent.push_back(envelope.job_id);
+    }
+    EXPECT_EQ(unroutable, calls / 10);
+    // The I/O thread looks at the socket again at the end of each window (100 ms), and
+    // the first call finds it watching: most calls, not all, read their own confirm.
+    const auto counters = backend_->counters();
+    EXPECT_GE(counters.confirmed_by_caller, calls / 2u)
+        << "the callers did not read their own confirms (" << counters.written_by_caller
+        << " wrote their own publish)";
+    EXPECT_LE(counters.confirmed_by_caller, counters.written_by_caller);
+    std::vector<std::string> arrived;
+    for (const RawMessage &message : raw_->drain(config.name))
+        arrived.push_back(message.message_id.value_or("?"));
+    EXPECT_EQ(arrived, sent);
+}
+
 TEST_F(Publishing, ConcurrentProducersOnOneClientAllGetTheirConfirms) {
     const auto config = declare_queue();
     constexpr int threads = 8, per_thread = 50;
