@@ -29,4 +29,9 @@ std::optional<IncomingDelivery> DeliveryQueue::pop(std::chrono::steady_clock::ti
     return delivery;
 }
 
+bool DeliveryQueue::empty() {
+    std::lock_guard lock(mutex_);
+    return deliveries_.empty();
+}
+
 }  // namespace queuey

@@ -32,6 +32,8 @@ public:
     void fail(const Error &error);
     // The next delivery, or nothing when the deadline passes first.
     std::optional<IncomingDelivery> pop(std::chrono::steady_clock::time_point deadline);
+    // Nothing waits to be taken.
+    bool empty();
 
 private:
     std::mutex mutex_;

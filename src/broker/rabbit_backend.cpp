@@ -45,6 +45,7 @@ ConnectionCounters RabbitBackend::counters() const {
         sum.stale_settles += consumed.stale_settles;
         sum.written_by_caller += consumed.written_by_caller;
         sum.confirmed_by_caller += consumed.confirmed_by_caller;
+        sum.settled_by_caller += consumed.settled_by_caller;
     }
     return sum;
 }

@@ -29,6 +29,9 @@ constexpr std::chrono::milliseconds callers_window{100};
 // keeps the socket for this long: a reader interrupted by every post would wake with the
 // I/O thread, and then wait for it all the same.
 constexpr std::chrono::milliseconds overlap_window{1000};
+// Settles closer together than this are left to the I/O thread, which coalesces those of
+// one turn: about the time it takes to wake.
+constexpr std::chrono::microseconds settles_coalesce_within{100};
 
 std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
@@ -82,7 +85,9 @@ void RabbitConnection::post(Command command) {
             return;
         }
         commands_.push_back(std::move(command));
-        if (lent_for_reading_) callers_overlap_until_ = Clock::now() + overlap_window;
+        // Not the reader's own post (a held batch after its hold's declare-ok).
+        if (lent_for_reading_ && lent_to_ != std::this_thread::get_id())
+            callers_overlap_until_ = Clock::now() + overlap_window;
         // Only a sleeping I/O thread needs the eventfd; a busy one takes the command on
         // its next turn. The first poster clears the flag: one write per sleep.
         wake = std::exchange(io_waiting_, false);
@@ -241,18 +246,41 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
     }
 }
 
-bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch) {
-    bool reads;
+RabbitConnection::Lend RabbitConnection::borrow_session() {
+    std::lock_guard lock(mutex_);
+    // With anything queued the I/O thread goes first: earlier calls' publishes and
+    // settles keep their order. A failure not yet taken back means a broken session.
+    if (!io_waiting_ || session_lent_ || lent_failure_ || !commands_.empty() || failed_ ||
+        blocked_ || closing_)
+        return Lend::refused;
+    session_lent_ = true;
+    lent_for_reading_ = !io_watches_socket_;
+    lent_to_ = std::this_thread::get_id();
+    return lent_for_reading_ ? Lend::to_read : Lend::to_write;
+}
+
+template <typename UnderLock>
+void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
+                                         UnderLock under_lock) {
+    // rabbitmq-c reads the socket before a publish when nothing came for two heartbeats;
+    // frames it buffered then wake no poll, so the I/O thread is woken for them. An I/O
+    // thread that left the socket is woken for whatever is still owed on it.
+    const bool wake = failure || session_->has_buffered_input() ||
+                      (lend == Lend::to_read && !socket_owes_nothing());
     {
         std::lock_guard lock(mutex_);
-        // With anything queued the I/O thread goes first: earlier calls' publishes and
-        // settles keep their order. A failure not yet taken back means a broken session.
-        if (!io_waiting_ || session_lent_ || lent_failure_ || !commands_.empty() || failed_ ||
-            blocked_ || closing_)
-            return false;
-        session_lent_ = true;
-        reads = lent_for_reading_ = !io_watches_socket_;
+        session_lent_ = lent_for_reading_ = false;
+        lent_failure_ = failure;
+        under_lock();
     }
+    session_returned_.notify_one();
+    if (wake) wake_io_thread();
+}
+
+bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch) {
+    const Lend lend = borrow_session();
+    if (lend == Lend::refused) return false;
+    const bool reads = lend == Lend::to_read;
     std::exception_ptr failure;
     bool written = false;
     try {
@@ -269,24 +297,34 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
     } catch (...) {
         failure = std::current_exception();
     }
-    // rabbitmq-c reads the socket before a publish when nothing came for two heartbeats;
-    // frames it buffered then wake no poll, so the I/O thread is woken for them. An I/O
-    // thread that left the socket is woken for whatever is still owed on it.
-    const bool wake =
-        failure || session_->has_buffered_input() || (reads && !socket_owes_nothing());
     const bool confirmed = written && reads && batch->waiter.finished();
-    {
-        std::lock_guard lock(mutex_);
-        session_lent_ = lent_for_reading_ = false;
-        lent_failure_ = failure;
+    give_session_back(failure, lend, [&] {
+        if (!written) return;
+        ++counters_.written_by_caller;
+        if (confirmed) ++counters_.confirmed_by_caller;
+        callers_publish_until_ = Clock::now() + callers_window;
+    });
+    return written;
+}
+
+bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle) {
+    const Lend lend = borrow_session();
+    if (lend == Lend::refused) return false;
+    constexpr std::size_t settle_bytes = 64;  // a basic.ack or basic.reject frame
+    std::exception_ptr failure;
+    bool written = false;
+    try {
+        written = session_->writes_at_once(settle_bytes);
         if (written) {
-            ++counters_.written_by_caller;
-            if (confirmed) ++counters_.confirmed_by_caller;
-            callers_publish_until_ = Clock::now() + callers_window;
+            run_settle(settle);  // as the I/O thread runs it, and ends its turn
+            send_acks();
         }
+    } catch (...) {
+        failure = std::current_exception();
     }
-    session_returned_.notify_one();
-    if (wake) wake_io_thread();
+    give_session_back(failure, lend, [&] {
+        if (written) ++counters_.settled_by_caller;
+    });
     return written;
 }
 
@@ -400,9 +438,16 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
         std::lock_guard lock(mutex_);
         if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
     }
-    // Never written by the caller (docs/broker.md, a caller's own writes): the I/O thread
-    // coalesces the acks of one turn, which costs less than a write per settle.
-    post(SettleCommand{subscription, delivery.delivery_tag, delivery.generation, settlement});
+    SettleCommand command{subscription, delivery.delivery_tag, delivery.generation, settlement};
+    // The I/O thread coalesces the acks of one turn into one ack(multiple), cheaper than a
+    // write per settle; but a settle that no other follows within a wake-up would wake it
+    // for that one alone: its caller writes it then (docs/broker.md, a caller's own
+    // settle). Either the consumer has nothing left to run, or settles come far apart.
+    const auto now = Clock::now().time_since_epoch().count();
+    const auto since = now - subscription->last_settled_at.exchange(now);
+    const bool alone = since > Clock::duration(settles_coalesce_within).count() ||
+                       subscription->deliveries->empty();
+    if (!alone || !settle_while_io_sleeps(command)) post(std::move(command));
     return true;
 }
 

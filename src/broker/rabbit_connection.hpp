@@ -94,6 +94,8 @@ struct Subscription {
     // I/O thread only: deliveries set aside (kept unsettled for a while) since the current
     // consumer started; they still hold its prefetch slots.
     std::size_t set_aside = 0;
+    // When settle() was last called (steady clock ticks), by any consuming thread.
+    std::atomic<std::int64_t> last_settled_at{0};
 };
 
 // A channel lent to one caller, who takes messages on it with basic.get (a
@@ -116,6 +118,8 @@ struct ConnectionCounters {
     // Of those, the calls that also read their own confirms, finding the socket left to
     // callers (docs/broker.md, a caller's own confirm).
     std::uint64_t confirmed_by_caller = 0;
+    // Settles written by their caller, the consumer having nothing left to run.
+    std::uint64_t settled_by_caller = 0;
 };
 
 class RabbitConnection {
@@ -239,6 +243,16 @@ private:
     void run_publish(const std::shared_ptr<PublishBatch> &batch);
     // Writes the batch's publishes, unless its caller gave up on them first.
     void write_publishes(const std::shared_ptr<PublishBatch> &batch);
+    // The session, lent to a caller while the I/O thread sleeps in poll with nothing
+    // queued: to write on, and to read too when the I/O thread left the socket to callers.
+    enum class Lend { refused, to_write, to_read };
+    Lend borrow_session();
+    // Ends a lend: failure goes to the I/O thread (rethrown there), under_lock() runs
+    // under the connection's mutex (counters), and the I/O thread is woken if need be.
+    template <typename UnderLock>
+    void give_session_back(std::exception_ptr failure, Lend lend, UnderLock under_lock);
+    // The caller writes its settle itself when the session can be lent; false otherwise.
+    bool settle_while_io_sleeps(const SettleCommand &settle);
     // When the I/O thread sleeps in poll with nothing queued, the caller borrows the
     // session and writes its publishes itself, as the I/O thread would (docs/broker.md,
     // a caller's own publish): one wake-up fewer. When the I/O thread left the socket to
@@ -333,6 +347,7 @@ private:
     // thread waits for session_returned_ before it touches the session again.
     bool session_lent_ = false;
     bool lent_for_reading_ = false;    // that caller reads the socket too (and the eventfd)
+    std::thread::id lent_to_;          // that caller's thread
     std::exception_ptr lent_failure_;  // the connection failed under that caller
     // The sleeping I/O thread polls the socket; false: only the eventfd, the socket is
     // left to callers, who read their own confirms.

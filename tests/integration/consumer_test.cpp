@@ -78,6 +78,35 @@ TEST_F(Consuming, AcksAfterAnUnsettledJobLeaveThatJobUnacknowledged) {
     counts_become(config.name, 0, 0);
 }
 
+// docs/broker.md, a caller's own settle: settles far apart are written by the consuming
+// thread itself while the I/O thread sleeps; each still reaches the broker, an ack as an
+// ack and a dropped delivery as a requeue.
+TEST_F(Consuming, SettlesFarApartAreWrittenByTheirCallerAndEachReachesTheBroker) {
+    constexpr int jobs = 10;
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = jobs; });
+    for (int i = 0; i < jobs; ++i) producer_->enqueue(job(config.name));
+    auto consumer = backend_->consume(config.name);
+    std::string dropped;
+    for (int i = 0; i < jobs; ++i) {
+        auto delivery = consumer->next(5s);
+        ASSERT_TRUE(delivery) << "delivery " << i;
+        std::this_thread::sleep_for(5ms);  // the I/O thread goes back to poll
+        if (i == 4) {
+            dropped = delivery->envelope().job_id;  // unsettled: requeued when destroyed
+            continue;
+        }
+        delivery->ack();
+    }
+    auto again = consumer->next(5s);
+    ASSERT_TRUE(again) << "the dropped delivery did not come back";
+    EXPECT_EQ(again->envelope().job_id, dropped);
+    EXPECT_TRUE(again->redelivered());
+    again->ack();
+    counts_become(config.name, 0, 0);
+    EXPECT_GE(backend_->counters().settled_by_caller, jobs / 2u)
+        << "the consuming thread wrote none of its settles";
+}
+
 TEST_F(Consuming, ADroppedDeliveryComesBack) {
     const auto config = declare_queue();
     const queuey::Envelope env = job(config.name);
