@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../error.hpp"
+#include "message_body.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -22,7 +23,7 @@ struct IncomingDelivery {
     std::string message_id;       // the job id, for a body that is an envelope
     std::uint32_t lost_runs = 0;  // the x-lost-runs header; 0 when absent or not a count
     std::uint32_t returns = 0;    // the x-delivery-count header (quorum queues); 0 likewise
-    std::string body;
+    MessageBody body;
 };
 
 class DeliveryQueue {

@@ -720,7 +720,7 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             delivery.delivery_tag = deliver->delivery_tag;
             delivery.redelivered = deliver->redelivered != 0;
             amqp_message_t message = session_->read_content(channel);
-            delivery.body = text_of(message.body);
+            delivery.body = MessageBody::take_from(message);
             if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
                 delivery.message_id = text_of(message.properties.message_id);
             if (message.properties._flags & AMQP_BASIC_HEADERS_FLAG) {

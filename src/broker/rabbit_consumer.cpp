@@ -75,7 +75,7 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
                 delivery->message_id,
                 std::chrono::steady_clock::now() + backend_.publish_timeout());
         try {
-            Envelope envelope = decode_envelope(delivery->body);
+            Envelope envelope = decode_envelope(delivery->body.view());
             return std::make_unique<RabbitDelivery>(backend_, connection_, source.config,
                                                     source.subscription, std::move(*delivery),
                                                     std::move(envelope));
@@ -91,7 +91,7 @@ void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingD
     const std::string &queue = source.config.name;
     const auto outcomes =
         backend_.publish_messages({{dead_letter_queue_name(queue),
-                                    malformed_copy_properties(queue, problem), delivery.body}});
+                                    malformed_copy_properties(queue, problem), delivery.body.copy()}});
     // Without a copy in the dead letters, rejecting drops the body: the spec's choice
     // over a consumer that stalls on it forever.
     const bool copied = outcomes.front().status == QY_OK;
@@ -182,7 +182,8 @@ void RabbitDelivery::requeue_lost(std::uint32_t lost_runs) {
         ~Done() { connection.pending_requeues().end(message_id); }
     } done{connection, delivery_.message_id};
     // The body as it came: the same job, byte for byte.
-    publish_then_ack({config_.name, lost_run_properties(envelope_, lost_runs), delivery_.body});
+    publish_then_ack(
+        {config_.name, lost_run_properties(envelope_, lost_runs), delivery_.body.copy()});
     try {
         connection.flush_acks(std::chrono::steady_clock::now() + backend_.publish_timeout());
     } catch (const Error &) {
