@@ -39,14 +39,7 @@ RabbitConnection &RabbitBackend::consuming() {
 ConnectionCounters RabbitBackend::counters() const {
     ConnectionCounters sum = publisher_.counters();
     std::lock_guard lock(mutex_);
-    if (consumer_) {
-        const ConnectionCounters consumed = consumer_->counters();
-        sum.reconnects += consumed.reconnects;
-        sum.stale_settles += consumed.stale_settles;
-        sum.written_by_caller += consumed.written_by_caller;
-        sum.confirmed_by_caller += consumed.confirmed_by_caller;
-        sum.settled_by_caller += consumed.settled_by_caller;
-    }
+    if (consumer_) sum += consumer_->counters();
     return sum;
 }
 

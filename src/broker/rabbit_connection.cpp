@@ -793,6 +793,7 @@ void RabbitConnection::wait_for_input() {
     // and the I/O thread's state, until take_session_back().
     int sleep_ms = ms_until_resubscribe(longest_sleep_ms());
     const bool owes_nothing = socket_owes_nothing();
+    // The eventfd first: a sleep that leaves the socket to callers polls fds[0] alone.
     pollfd fds[2] = {{wakeup_fd_, POLLIN, 0}, {session_->socket_fd(), POLLIN, 0}};
     bool idle, watches_socket;
     {

@@ -120,6 +120,16 @@ struct ConnectionCounters {
     std::uint64_t confirmed_by_caller = 0;
     // Settles written by their caller, the consumer having nothing left to run.
     std::uint64_t settled_by_caller = 0;
+
+    // A client's total over its connections.
+    ConnectionCounters &operator+=(const ConnectionCounters &other) {
+        reconnects += other.reconnects;
+        stale_settles += other.stale_settles;
+        written_by_caller += other.written_by_caller;
+        confirmed_by_caller += other.confirmed_by_caller;
+        settled_by_caller += other.settled_by_caller;
+        return *this;
+    }
 };
 
 class RabbitConnection {
