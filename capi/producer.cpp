@@ -41,9 +41,9 @@ qy_status qy_producer_enqueue_batch(qy_producer *producer, const qy_envelope *co
     return guarded(err, [&] {
         auto &target = require(producer, "producer").producer;
         if (count > 0) require(envs, "envs");
-        std::vector<queuey::Envelope> envelopes;
+        std::vector<const queuey::Envelope *> envelopes;
         envelopes.reserve(count);
-        for (size_t i = 0; i < count; ++i) envelopes.push_back(require(envs[i], "envs[i]").value);
+        for (size_t i = 0; i < count; ++i) envelopes.push_back(&require(envs[i], "envs[i]").value);
         const auto outcomes = target.enqueue_batch(envelopes);
         const queuey::PublishOutcome *first_failure = nullptr;
         size_t failures = 0;

@@ -10,6 +10,9 @@ AmqpProperties publish_properties(const Envelope &env) {
     props.message_id = truncate_utf8(env.job_id, amqp_short_string_max);
     props.type = truncate_utf8(env.job_type, amqp_short_string_max);
     props.priority = env.priority;
+    // Room for the most headers any publish adds (dead_letter_properties): one
+    // allocation per message, not one per growth.
+    props.headers.reserve(max_headers);
     props.headers.push_back({"x-attempt", env.attempt});
     props.headers.push_back({"x-deferrals", env.deferrals});
     if (env.correlation_id) props.headers.push_back({"x-correlation-id", *env.correlation_id});

@@ -34,6 +34,9 @@ struct AmqpProperties {
     // Never an expiration: delays are hold queues with a queue-level TTL.
 };
 
+// The most headers a message queuey publishes carries (a dead letter with an exception).
+inline constexpr std::size_t max_headers = 7;
+
 AmqpProperties publish_properties(const Envelope &env);
 
 // The header that carries how often a job was lost (docs/worker.md, lost runs): queuey's

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,18 @@ namespace queuey {
 // Deliveries set aside (Delivery::set_aside) stop holding prefetch slots until this many
 // prefetches of their queue are unsettled: a bound on what a consumer holds.
 inline constexpr std::size_t max_set_aside_windows = 16;
+
+// The envelopes of one publish, borrowed for the call: a publish reads them and copies
+// nothing it does not send (the C API's handles hold the envelopes it publishes).
+using EnvelopeRefs = std::span<const Envelope *const>;
+
+// Pointers to each of envelopes, for a publish of them all.
+inline std::vector<const Envelope *> refs_to(const std::vector<Envelope> &envelopes) {
+    std::vector<const Envelope *> refs;
+    refs.reserve(envelopes.size());
+    for (const Envelope &envelope : envelopes) refs.push_back(&envelope);
+    return refs;
+}
 
 // One received job. Settle it exactly once; every settle throws Error on failure and
 // then leaves the delivery unsettled (the job is not lost: it is redelivered).
@@ -145,7 +158,7 @@ public:
     virtual QueueConfig config_of(const std::string &queue) const = 0;
     // Publishes each envelope to its queue, or after delay through the queue's hold
     // queue; one outcome per envelope, in order. Success means the broker took it.
-    virtual std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+    virtual std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                                 std::optional<std::chrono::nanoseconds> delay) = 0;
     // Consumes declared queues, each with its prefetch; one consumer yields the
     // deliveries of all of them. observer (may be null) hears of what the consumer

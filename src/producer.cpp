@@ -5,7 +5,8 @@
 namespace queuey {
 
 void Producer::publish_one(const Envelope &envelope, std::optional<std::chrono::nanoseconds> delay) {
-    const PublishOutcome outcome = backend_->publish({envelope}, delay).front();
+    const Envelope *const one[] = {&envelope};
+    const PublishOutcome outcome = backend_->publish(one, delay).front();
     if (outcome.status != QY_OK) throw Error(outcome.status, "", outcome.message);
 }
 
@@ -22,6 +23,10 @@ void Producer::defer(Envelope envelope, std::chrono::nanoseconds delay) {
 }
 
 std::vector<PublishOutcome> Producer::enqueue_batch(const std::vector<Envelope> &envelopes) {
+    return backend_->publish(refs_to(envelopes), std::nullopt);
+}
+
+std::vector<PublishOutcome> Producer::enqueue_batch(EnvelopeRefs envelopes) {
     return backend_->publish(envelopes, std::nullopt);
 }
 

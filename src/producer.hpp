@@ -22,6 +22,7 @@ public:
     void defer(Envelope envelope, std::chrono::nanoseconds delay);
     // Publishes all, many in flight at once; one outcome per envelope, in order.
     std::vector<PublishOutcome> enqueue_batch(const std::vector<Envelope> &envelopes);
+    std::vector<PublishOutcome> enqueue_batch(EnvelopeRefs envelopes);
 
 private:
     void publish_one(const Envelope &envelope, std::optional<std::chrono::nanoseconds> delay);

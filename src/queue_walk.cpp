@@ -101,7 +101,8 @@ WalkOutcome replay_dead_letters(Backend &backend, const std::string &queue,
                 replayed.push_back(i);
             }
             if (replays.empty()) return failures;
-            const std::vector<PublishOutcome> outcomes = backend.publish(replays, std::nullopt);
+            const std::vector<PublishOutcome> outcomes =
+                backend.publish(refs_to(replays), std::nullopt);
             for (std::size_t j = 0; j < outcomes.size(); ++j)
                 if (outcomes[j].status != QY_OK)
                     failures[replayed[j]] = Error(outcomes[j].status, "", outcomes[j].message);

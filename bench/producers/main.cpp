@@ -82,6 +82,11 @@ void run_thread_count(RawConnection &admin, const Flags &flags, const JobSet &jo
             contenders.push_back({window, label + " " + window, [&](const Workload &work) {
                                       return raw_run(work, flags.ceiling);
                                   }});
+        if (threads > 1)  // one blocking thread is the window-1 run above
+            contenders.push_back({"raw_blocking", label + " raw_blocking",
+                                  [=](const Workload &work) {
+                                      return raw_blocking_run(work, threads);
+                                  }});
     }
     if (flags.side != "raw")
         contenders.push_back(
@@ -95,8 +100,8 @@ void run_thread_count(RawConnection &admin, const Flags &flags, const JobSet &jo
 
     if (flags.side.empty()) {
         print_pair(label, medians.back(), medians.front(), true);
-        if (contenders.size() == 3)
-            print_pair(contenders[1].label, medians.back(), medians[1], false);
+        for (std::size_t i = 1; i + 1 < contenders.size(); ++i)
+            print_pair(contenders[i].label, medians.back(), medians[i], false);
     } else {
         for (std::size_t i = 0; i < contenders.size(); ++i)
             print_one(contenders[i].label, flags.side.c_str(), medians[i]);

@@ -2,13 +2,11 @@
 // threads, as a program with many request threads would use it.
 #include "jobs.hpp"
 #include "sides.hpp"
+#include "threads.hpp"
 
 #include <queuey/queuey.h>
 
 #include <chrono>
-#include <exception>
-#include <latch>
-#include <thread>
 
 namespace {
 
@@ -37,31 +35,9 @@ ProducerRun queuey_run(const Workload &w, std::size_t threads) {
     check_qy(qy_producer_new(client.get(), &raw_producer, &err), err, "creating a producer");
     const Owned<qy_producer> producer(raw_producer, qy_producer_free);
 
-    std::vector<std::vector<double>> latencies(threads);
-    std::vector<std::exception_ptr> failures(threads);
-    std::latch ready(static_cast<std::ptrdiff_t>(threads)), go(1);
-    std::vector<std::thread> callers;
-    for (std::size_t t = 0; t < threads; ++t) {
-        const std::size_t first = w.count * t / threads, end = w.count * (t + 1) / threads;
-        latencies[t].reserve(end - first);
-        callers.emplace_back([&, t, first, end] {
-            ready.count_down();
-            go.wait();
-            try {
-                enqueue_share(producer.get(), *w.jobs, first, end, latencies[t]);
-            } catch (...) {
-                failures[t] = std::current_exception();
-            }
-        });
-    }
-    ready.wait();  // every thread started: their start-up is not timed
-    const Stopwatch stopwatch;
-    go.count_down();
-    for (std::thread &caller : callers) caller.join();
-    ProducerRun run{stopwatch.elapsed(), {}};
-    for (const std::exception_ptr &failure : failures)
-        if (failure) std::rethrow_exception(failure);
-    for (const auto &share : latencies)
-        run.latencies_us.insert(run.latencies_us.end(), share.begin(), share.end());
-    return run;
+    return run_on_threads(threads, w.count,
+                          [&](std::size_t, std::size_t first, std::size_t end,
+                              std::vector<double> &latencies_us) {
+                              enqueue_share(producer.get(), *w.jobs, first, end, latencies_us);
+                          });
 }

@@ -1,11 +1,14 @@
-// The baseline: the same jobs published with rabbitmq-c directly, on one thread and one
-// connection, with a sliding window of publisher confirms: the next publish goes out as
-// soon as fewer than `window` are unconfirmed, not after a whole batch.
+// The baselines: the same jobs published with rabbitmq-c directly, on one thread and one
+// connection with a sliding window of publisher confirms (the next publish goes out as
+// soon as fewer than `window` are unconfirmed, not after a whole batch), and on T blocking
+// threads with a connection each.
 #include "jobs.hpp"
 #include "raw_amqp.hpp"
 #include "sides.hpp"
+#include "threads.hpp"
 
 #include <chrono>
+#include <memory>
 
 ProducerRun raw_run(const Workload &w, std::size_t window) {
     using Clock = std::chrono::steady_clock;
@@ -29,4 +32,26 @@ ProducerRun raw_run(const Workload &w, std::size_t window) {
     connection.await_confirms();
     run.timing = stopwatch.elapsed();
     return run;
+}
+
+ProducerRun raw_blocking_run(const Workload &w, std::size_t threads) {
+    using Clock = std::chrono::steady_clock;
+    std::vector<std::unique_ptr<RawConnection>> connections;  // connected untimed
+    for (std::size_t t = 0; t < threads; ++t) {
+        connections.push_back(std::make_unique<RawConnection>(w.url));
+        connections.back()->confirm_select();
+    }
+    return run_on_threads(threads, w.count,
+                          [&](std::size_t thread, std::size_t first, std::size_t end,
+                              std::vector<double> &latencies_us) {
+                              RawConnection &connection = *connections[thread];
+                              for (std::size_t i = first; i < end; ++i) {
+                                  const Clock::time_point start = Clock::now();
+                                  connection.publish(w.queue, (*w.jobs)[i].message);
+                                  connection.await_confirms();
+                                  latencies_us.push_back(std::chrono::duration<double, std::micro>(
+                                                             Clock::now() - start)
+                                                             .count());
+                              }
+                          });
 }

@@ -32,3 +32,8 @@ ProducerRun queuey_run(const Workload &w, std::size_t threads);
 
 // One connection, at most `window` publishes unconfirmed at any time.
 ProducerRun raw_run(const Workload &w, std::size_t window);
+
+// `threads` threads, each on a connection of its own (a rabbitmq-c connection serves one
+// thread), publishing its share one at a time and waiting for each confirm: the work of
+// queuey's T blocking callers, done the raw way.
+ProducerRun raw_blocking_run(const Workload &w, std::size_t threads);

@@ -63,9 +63,14 @@ public:
     void qos(amqp_channel_t channel, std::uint16_t prefetch);
     void consume(amqp_channel_t channel, const std::string &queue, const std::string &consumer_tag);
     void cancel_consumer(amqp_channel_t channel, const std::string &consumer_tag);
-    // A mandatory publish on the default exchange, routed by queue name.
+    // A mandatory publish on the default exchange, routed by queue name. On plain TCP its
+    // frames are kept to be written by flush_publishes with the publishes around it, as
+    // long as the socket has room for them all; any other write (a publish that would
+    // wait for room, an ack, a declare) must come after flush_publishes.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
                  std::string_view body);
+    // Writes the publishes kept so far, with one send where the socket takes them whole.
+    void flush_publishes();
     // With multiple, also every earlier unacknowledged delivery of the channel.
     void ack(amqp_channel_t channel, std::uint64_t delivery_tag, bool multiple = false);
     void reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue);
@@ -88,12 +93,21 @@ private:
     void rpc(amqp_channel_t channel, std::string_view doing, Call call);
     void check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, std::string_view doing);
     void check_status(int status, std::string_view doing);
+    // What the socket takes now without waiting (see writes_at_once), counting from
+    // SIOCOUTQ; SO_SNDBUF is read again when that falls short of wanted.
+    std::size_t room_to_write(std::size_t wanted) const;
+
+    // A flushed buffer above this size is given back (a batch of big bodies).
+    static constexpr std::size_t max_kept_outgoing = 1 << 20;
 
     amqp_connection_state_t state_;
     std::string server_;                // the redacted URL, for messages
     bool broken_ = false;               // no connection.close on the way out
     ReceiveDeadline receive_deadline_;  // keeps amqp_basic_publish from waiting forever
     mutable int send_buffer_ = 0;       // SO_SNDBUF as last read (writes_at_once)
+    bool frames_publishes_ = false;     // plain TCP: publish() frames into outgoing_
+    std::string outgoing_;              // publishes framed and not yet written
+    mutable std::size_t outgoing_room_ = 0;  // what the socket took at once when measured
 };
 
 }  // namespace queuey

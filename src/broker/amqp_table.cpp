@@ -41,15 +41,29 @@ amqp_bytes_t amqp_bytes_of(const std::string &text) {
 }
 
 AmqpTable::AmqpTable(const std::vector<QueueArgument> &arguments) {
+    entries_.reserve(arguments.size());
     for (const auto &argument : arguments)
         entries_.push_back({amqp_bytes_of(argument.name), field_value(argument.value)});
     seal();
 }
 
 AmqpTable::AmqpTable(const std::vector<AmqpHeader> &headers) {
+    entries_.reserve(headers.size());
     for (const auto &header : headers)
         entries_.push_back({amqp_bytes_of(header.name), field_value(header.value)});
     seal();
+}
+
+BasicProperties::BasicProperties(const AmqpProperties &props) : headers_(props.headers) {
+    properties_._flags = AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
+                         AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_TYPE_FLAG |
+                         AMQP_BASIC_PRIORITY_FLAG | AMQP_BASIC_HEADERS_FLAG;
+    properties_.content_type = amqp_bytes_of(props.content_type);
+    properties_.delivery_mode = props.delivery_mode;
+    properties_.message_id = amqp_bytes_of(props.message_id);
+    properties_.type = amqp_bytes_of(props.type);
+    properties_.priority = props.priority;
+    properties_.headers = headers_.table();
 }
 
 std::optional<std::int64_t> integer_value(const amqp_field_value_t &field) {

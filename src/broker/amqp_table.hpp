@@ -31,6 +31,20 @@ private:
     amqp_table_t table_{};
 };
 
+// The rabbitmq-c form of a message's properties; borrows props' strings as AmqpTable does.
+class BasicProperties {
+public:
+    explicit BasicProperties(const AmqpProperties &props);
+    BasicProperties(const BasicProperties &) = delete;
+    BasicProperties &operator=(const BasicProperties &) = delete;
+
+    const amqp_basic_properties_t &get() const { return properties_; }
+
+private:
+    AmqpTable headers_;
+    amqp_basic_properties_t properties_{};
+};
+
 // The value of an integer field, whatever its integer type (a u64 above INT64_MAX is
 // INT64_MAX); nullopt for any other type.
 std::optional<std::int64_t> integer_value(const amqp_field_value_t &field);

@@ -68,7 +68,7 @@ QueueConfig RabbitBackend::config_of(const std::string &queue) const {
     return found->second;
 }
 
-std::vector<PublishOutcome> RabbitBackend::publish(const std::vector<Envelope> &envelopes,
+std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
                                                    std::optional<std::chrono::nanoseconds> delay) {
     std::vector<OutgoingMessage> messages;
     messages.reserve(envelopes.size());
@@ -76,16 +76,16 @@ std::vector<PublishOutcome> RabbitBackend::publish(const std::vector<Envelope> &
     // hold_leases.hpp): the redeclare renews their x-expires lease. One declare per queue
     // in a batch.
     std::vector<QueueSpec> holds;
-    for (const Envelope &envelope : envelopes) {
-        std::string target = envelope.queue;
+    for (const Envelope *envelope : envelopes) {
+        std::string target = envelope->queue;
         if (delay) {
-            QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
+            QueueSpec hold = hold_queue_spec(config_of(envelope->queue), *delay);
             target = hold.name;
             if (std::find(holds.begin(), holds.end(), hold) == holds.end())
                 holds.push_back(std::move(hold));
         }
         messages.push_back(
-            {std::move(target), publish_properties(envelope), encode_envelope(envelope)});
+            {std::move(target), publish_properties(*envelope), encode_envelope(*envelope)});
     }
     return publish_messages(std::move(messages), std::move(holds));
 }

@@ -25,7 +25,7 @@ public:
 
     void declare(const QueueConfig &config) override;
     QueueConfig config_of(const std::string &queue) const override;
-    std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+    std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                         std::optional<std::chrono::nanoseconds> delay) override;
     using Backend::consume;
     std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues,

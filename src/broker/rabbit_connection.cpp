@@ -244,6 +244,7 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
         tracker_.published(message.properties.message_id, waiter, i, message.queue,
                            message.body.size());
     }
+    session_->flush_publishes();  // a failure here is a lost connection: the tracker fails them
 }
 
 RabbitConnection::Lend RabbitConnection::borrow_session() {

@@ -18,7 +18,7 @@ QueueConfig MemoryBackend::config_of(const std::string &queue) const {
     return broker_->config_of(queue);
 }
 
-std::vector<PublishOutcome> MemoryBackend::publish(const std::vector<Envelope> &envelopes,
+std::vector<PublishOutcome> MemoryBackend::publish(EnvelopeRefs envelopes,
                                                    std::optional<std::chrono::nanoseconds> delay) {
     return broker_->publish(envelopes, delay);
 }

@@ -39,7 +39,7 @@ public:
     // QY_ERR_UNROUTABLE. With one, every queue must have been declared (else
     // Error(QY_ERR_INVALID_ARGUMENT, "queue")) and the delay be within 0 and max_delay_ms
     // (else Error(QY_ERR_INVALID_ARGUMENT, "delay")); it is exact, and zero is immediate.
-    std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+    std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                         std::optional<std::chrono::nanoseconds> delay) override;
     using Backend::consume;
     // Every queue must have been declared (else Error(QY_ERR_INVALID_ARGUMENT, "queue")).

@@ -138,18 +138,18 @@ bool MemoryBroker::route_locked(const std::string &queue, MemoryMessage message,
     return true;
 }
 
-std::vector<PublishOutcome> MemoryBroker::publish(const std::vector<Envelope> &envelopes,
+std::vector<PublishOutcome> MemoryBroker::publish(EnvelopeRefs envelopes,
                                                   std::optional<std::chrono::nanoseconds> delay) {
     if (envelopes.empty()) return {};
     if (delay) {
         // As on RabbitMQ, a hold needs the queue's configuration: a delayed publish to a
         // queue this client did not declare is refused as a whole, before anything is sent.
-        for (const Envelope &envelope : envelopes) (void)config_of(envelope.queue);
+        for (const Envelope *envelope : envelopes) (void)config_of(envelope->queue);
         check_delay(*delay);
     }
     std::vector<MemoryMessage> messages;
     messages.reserve(envelopes.size());
-    for (const Envelope &envelope : envelopes) messages.push_back(memory_message(envelope));
+    for (const Envelope *envelope : envelopes) messages.push_back(memory_message(*envelope));
 
     std::vector<PublishOutcome> outcomes(envelopes.size(), PublishOutcome{QY_OK, {}});
     std::lock_guard lock(mutex_);
@@ -160,7 +160,7 @@ std::vector<PublishOutcome> MemoryBroker::publish(const std::vector<Envelope> &e
     }
     const auto now = Clock::now();
     for (std::size_t i = 0; i < envelopes.size(); ++i) {
-        const Envelope &envelope = envelopes[i];
+        const Envelope &envelope = *envelopes[i];
         if (delay && delay->count() > 0) {
             holds_.add(now + *delay, envelope.queue, std::move(messages[i]));
             timer_wake_.notify_one();

@@ -61,7 +61,7 @@ public:
     // gives Error(QY_ERR_PRECONDITION_FAILED) naming the queue and the argument.
     void declare(const QueueConfig &config);
     QueueConfig config_of(const std::string &queue) const;
-    std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+    std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                         std::optional<std::chrono::nanoseconds> delay);
 
     // Throws unless every queue was declared (and at least one is given).

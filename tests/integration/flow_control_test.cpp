@@ -78,7 +78,8 @@ TEST_F(FlowControl, DeclaresABlockedBrokerDoesNotAnswerTimeOutAndKeepTheConnecti
         const auto start = std::chrono::steady_clock::now();
         for (int i = 1; i <= 4; ++i)
             held.push_back(std::async(std::launch::async, [&, i] {
-                return backend->publish({job(config.name)}, std::chrono::seconds(60 * i));
+                return backend->publish(queuey::refs_to({job(config.name)}),
+                                        std::chrono::seconds(60 * i));
             }));
         for (auto &outcomes : held) {
             const queuey::PublishOutcome outcome = outcomes.get().front();

@@ -40,7 +40,7 @@ std::vector<std::string> ids(const std::vector<Envelope> &envelopes) {
 
 void publish_ok(MemoryBackend &backend, const std::vector<Envelope> &envelopes,
                 std::optional<std::chrono::nanoseconds> delay = std::nullopt) {
-    for (const PublishOutcome &outcome : backend.publish(envelopes, delay))
+    for (const PublishOutcome &outcome : backend.publish(refs_to(envelopes), delay))
         ASSERT_EQ(outcome.status, QY_OK) << outcome.message;
 }
 
@@ -205,7 +205,7 @@ TEST_F(MemoryBackendTest, ConfigOfAnUndeclaredQueueFails) {
 TEST_F(MemoryBackendTest, AnUnroutableEnvelopeFailsAloneInItsBatch) {
     backend.declare(queue_config("q"));
     const std::vector<Envelope> batch = {job("q", 0), job("missing", 1), job("q", 2)};
-    const auto outcomes = backend.publish(batch, std::nullopt);
+    const auto outcomes = backend.publish(refs_to(batch), std::nullopt);
     ASSERT_EQ(outcomes.size(), 3u);
     EXPECT_EQ(outcomes[0].status, QY_OK);
     EXPECT_EQ(outcomes[1].status, QY_ERR_UNROUTABLE);
@@ -306,10 +306,10 @@ TEST_F(MemoryBackendTest, RefusesDelaysAHoldQueueCouldNotExpress) {
     backend.declare(queue_config("q"));
     const std::chrono::nanoseconds longest = std::chrono::milliseconds(max_delay_ms);
 
-    Error error = error_of([&] { backend.publish({job("q", 0)}, longest + 1ns); });
+    Error error = error_of([&] { backend.publish(refs_to({job("q", 0)}), longest + 1ns); });
     EXPECT_EQ(error.status(), QY_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(error.field(), "delay");
-    error = error_of([&] { backend.publish({job("q", 0)}, -1ms); });
+    error = error_of([&] { backend.publish(refs_to({job("q", 0)}), -1ms); });
     EXPECT_EQ(error.status(), QY_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(error.field(), "delay");
     EXPECT_TRUE(backend.snapshot().held.empty());
@@ -321,7 +321,7 @@ TEST_F(MemoryBackendTest, RefusesDelaysAHoldQueueCouldNotExpress) {
 TEST_F(MemoryBackendTest, ADelayedPublishNeedsDeclaredQueues) {
     backend.declare(queue_config("q"));
     const Error error = error_of([&] {
-        backend.publish({job("q", 0), job("undeclared", 1)}, 10ms);
+        backend.publish(refs_to({job("q", 0), job("undeclared", 1)}), 10ms);
     });
     EXPECT_EQ(error.status(), QY_ERR_INVALID_ARGUMENT);
     EXPECT_EQ(error.field(), "queue");
@@ -812,8 +812,9 @@ TEST_F(MemoryBackendTest, AfterCloseEverythingFailsButTheSnapshot) {
     backend.close();
     backend.close();  // idempotent
     EXPECT_EQ(error_of([&] { delivery->ack(); }).status(), QY_ERR_CLOSED);
-    EXPECT_EQ(backend.publish({job("q", 3)}, std::nullopt).front().status, QY_ERR_CLOSED);
-    EXPECT_EQ(error_of([&] { backend.publish({job("q", 3)}, 1s); }).status(), QY_ERR_CLOSED);
+    EXPECT_EQ(backend.publish(refs_to({job("q", 3)}), std::nullopt).front().status, QY_ERR_CLOSED);
+    EXPECT_EQ(error_of([&] { backend.publish(refs_to({job("q", 3)}), 1s); }).status(),
+              QY_ERR_CLOSED);
     EXPECT_EQ(error_of([&] { backend.declare(queue_config("r")); }).status(), QY_ERR_CLOSED);
     EXPECT_EQ(error_of([&] { backend.consume("q"); }).status(), QY_ERR_CLOSED);
     EXPECT_FALSE(backend.wait_until_idle(1s));

@@ -85,7 +85,8 @@ TEST_F(ParkedAfterAlarm,
         MemoryAlarm alarm(endpoint());
         // The publish that meets the alarm is written (it lands in spare once the alarm
         // clears) and blocks the connection: the retries after it wait unsent.
-        EXPECT_NE(backend->publish({job(spare.name)}, std::nullopt).at(0).status, QY_OK);
+        EXPECT_NE(backend->publish(queuey::refs_to({job(spare.name)}), std::nullopt).at(0).status,
+                  QY_OK);
         unblock();
         EXPECT_TRUE(eventually([&] { return worker.counters().parked == prefetch; }, 10s))
             << "parked: " << worker.counters().parked;

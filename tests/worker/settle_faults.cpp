@@ -117,7 +117,7 @@ public:
     QueueConfig config_of(const std::string &queue) const override {
         return inner_->config_of(queue);
     }
-    std::vector<PublishOutcome> publish(const std::vector<Envelope> &envelopes,
+    std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                         std::optional<std::chrono::nanoseconds> delay) override {
         return inner_->publish(envelopes, delay);
     }

@@ -140,7 +140,7 @@ protected:
     Envelope publish_malformed(const std::string &queue, const std::string &payload) {
         Envelope broken = Envelope::create(job_type, queue, payload);
         broken.job_id = "not-a-uuid";
-        const auto outcomes = under_->backend()->publish({broken}, std::nullopt);
+        const auto outcomes = under_->backend()->publish(queuey::refs_to({broken}), std::nullopt);
         EXPECT_EQ(outcomes.at(0).status, QY_OK) << outcomes.at(0).message;
         return broken;
     }

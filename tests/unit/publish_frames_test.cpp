@@ -1,0 +1,105 @@
+// queuey's own publish frames against rabbitmq-c's: amqp_basic_publish writes into one end
+// of a socket pair, and its bytes must equal append_publish_frames' for the same publish.
+#include "amqp_properties.hpp"
+#include "broker/amqp_table.hpp"
+#include "broker/publish_frames.hpp"
+#include "envelope_codec.hpp"
+#include "vectors.hpp"
+
+#include <amqp_tcp_socket.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+
+namespace queuey {
+namespace {
+
+// The frame_max of a new rabbitmq-c connection (only a login changes it).
+std::size_t initial_frame_max() {
+    amqp_connection_state_t state = amqp_new_connection();
+    const int frame_max = amqp_get_frame_max(state);
+    amqp_destroy_connection(state);
+    return static_cast<std::size_t>(frame_max);
+}
+
+// What amqp_basic_publish sends for a mandatory publish to queue on channel.
+std::string rabbitmq_c_bytes(amqp_channel_t channel, const std::string &queue,
+                             const amqp_basic_properties_t &properties, std::string_view body) {
+    int fds[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    std::string bytes;
+    std::thread reader([&] {  // drains the pair while rabbitmq-c writes, until it closes
+        char chunk[65536];
+        ssize_t got;
+        while ((got = ::read(fds[1], chunk, sizeof chunk)) > 0)
+            bytes.append(chunk, static_cast<std::size_t>(got));
+    });
+    amqp_connection_state_t state = amqp_new_connection();
+    amqp_socket_t *socket = amqp_tcp_socket_new(state);
+    amqp_tcp_socket_set_sockfd(socket, fds[0]);
+    EXPECT_EQ(amqp_basic_publish(state, channel, amqp_empty_bytes, amqp_bytes_of(queue), 1, 0,
+                                 &properties, {body.size(), const_cast<char *>(body.data())}),
+              AMQP_STATUS_OK);
+    amqp_destroy_connection(state);  // closes fds[0]: the reader sees the end
+    reader.join();
+    ::close(fds[1]);
+    return bytes;
+}
+
+std::string queuey_bytes(amqp_channel_t channel, const std::string &queue,
+                         const amqp_basic_properties_t &properties, std::string_view body) {
+    std::string out = "kept";  // frames are appended to what is there
+    EXPECT_TRUE(append_publish_frames(out, channel, queue, true, properties, body,
+                                      initial_frame_max()));
+    EXPECT_EQ(out.substr(0, 4), "kept");
+    return out.substr(4);
+}
+
+TEST(PublishFrames, TheSeedEnvelopesFramesAreTheBytesAmqpBasicPublishSends) {
+    const Envelope seed = decode_envelope(test::read_body("seed.json"));
+    const AmqpProperties props = publish_properties(seed);
+    const BasicProperties properties(props);
+    const std::string body = encode_envelope(seed);
+    const std::string expected = rabbitmq_c_bytes(1, seed.queue, properties.get(), body);
+    ASSERT_GT(expected.size(), body.size());
+    EXPECT_EQ(queuey_bytes(1, seed.queue, properties.get(), body), expected);
+}
+
+TEST(PublishFrames, ABodyLongerThanAFrameIsCutAsRabbitmqCCutsIt) {
+    Envelope job = decode_envelope(test::read_body("seed.json"));
+    job.correlation_id = "a correlation id";
+    const AmqpProperties props = dead_letter_properties(job, "handler failed: a reason");
+    const BasicProperties properties(props);
+    // Bodies that end short of a frame, on its last byte, and one past it.
+    const std::size_t body_per_frame = initial_frame_max() - 8;
+    ASSERT_GT(body_per_frame, 4000u);
+    for (const std::size_t size : {std::size_t{1}, body_per_frame - 1, body_per_frame,
+                                   body_per_frame + 1, 3 * body_per_frame,
+                                   3 * body_per_frame + 17}) {
+        const std::string body(size, 'b');
+        const std::string expected = rabbitmq_c_bytes(7, "a.queue", properties.get(), body);
+        EXPECT_GT(expected.size(), size);
+        const std::string ours = queuey_bytes(7, "a.queue", properties.get(), body);
+        EXPECT_EQ(ours.size(), expected.size()) << size << " bytes";
+        EXPECT_TRUE(ours == expected) << size << " bytes";  // not printed: megabytes
+    }
+}
+
+TEST(PublishFrames, WhatRabbitmqCCannotEncodeIsRefusedAndLeavesTheBufferAsItWas) {
+    const Envelope seed = decode_envelope(test::read_body("seed.json"));
+    const AmqpProperties props = publish_properties(seed);
+    const BasicProperties properties(props);
+    std::string out = "kept";
+    const std::string too_long_queue(256, 'q');  // a short string holds 255 bytes
+    EXPECT_FALSE(
+        append_publish_frames(out, 1, too_long_queue, true, properties.get(), "{}", 131072));
+    EXPECT_EQ(out, "kept");
+    EXPECT_FALSE(append_publish_frames(out, 1, "q", true, properties.get(), "{}", 8));
+    EXPECT_EQ(out, "kept");
+}
+
+}  // namespace
+}  // namespace queuey
