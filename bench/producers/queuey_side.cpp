@@ -10,17 +10,14 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Enqueues jobs [first, end) one by one, appending each call's time to latencies_us.
 void enqueue_share(qy_producer *producer, const JobSet &jobs, std::size_t first, std::size_t end,
                    std::vector<double> &latencies_us) {
     for (std::size_t i = first; i < end; ++i) {
         qy_error *err = nullptr;
-        const Clock::time_point start = Clock::now();
+        const auto start = std::chrono::steady_clock::now();
         const qy_status status = qy_producer_enqueue(producer, jobs[i].envelope.get(), &err);
-        latencies_us.push_back(
-            std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+        latencies_us.push_back(us_since(start));
         check_qy(status, err, "enqueueing");
     }
 }

@@ -19,9 +19,7 @@ ProducerRun raw_run(const Workload &w, std::size_t window) {
     ProducerRun run{{}, {}};
     run.latencies_us.reserve(w.count);
     connection.on_confirmed = [&](std::uint64_t tag) {
-        run.latencies_us.push_back(
-            std::chrono::duration<double, std::micro>(Clock::now() - published_at.at(tag - 1))
-                .count());
+        run.latencies_us.push_back(us_since(published_at.at(tag - 1)));
     };
     const Stopwatch stopwatch;
     for (std::size_t i = 0; i < w.count; ++i) {
@@ -34,8 +32,23 @@ ProducerRun raw_run(const Workload &w, std::size_t window) {
     return run;
 }
 
+namespace {
+
+// Publishes jobs [first, end) one by one, each awaiting its confirm, appending each one's
+// time to latencies_us.
+void publish_share_blocking(RawConnection &connection, const Workload &w, std::size_t first,
+                            std::size_t end, std::vector<double> &latencies_us) {
+    for (std::size_t i = first; i < end; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        connection.publish(w.queue, (*w.jobs)[i].message);
+        connection.await_confirms();
+        latencies_us.push_back(us_since(start));
+    }
+}
+
+}  // namespace
+
 ProducerRun raw_blocking_run(const Workload &w, std::size_t threads) {
-    using Clock = std::chrono::steady_clock;
     std::vector<std::unique_ptr<RawConnection>> connections;  // connected untimed
     for (std::size_t t = 0; t < threads; ++t) {
         connections.push_back(std::make_unique<RawConnection>(w.url));
@@ -44,14 +57,7 @@ ProducerRun raw_blocking_run(const Workload &w, std::size_t threads) {
     return run_on_threads(threads, w.count,
                           [&](std::size_t thread, std::size_t first, std::size_t end,
                               std::vector<double> &latencies_us) {
-                              RawConnection &connection = *connections[thread];
-                              for (std::size_t i = first; i < end; ++i) {
-                                  const Clock::time_point start = Clock::now();
-                                  connection.publish(w.queue, (*w.jobs)[i].message);
-                                  connection.await_confirms();
-                                  latencies_us.push_back(std::chrono::duration<double, std::micro>(
-                                                             Clock::now() - start)
-                                                             .count());
-                              }
+                              publish_share_blocking(*connections[thread], w, first, end,
+                                                     latencies_us);
                           });
 }

@@ -4,9 +4,16 @@
 
 #include "sides.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <vector>
+
+// Microseconds from start to now: one job's latency.
+inline double us_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+        .count();
+}
 
 // Publishes jobs [first, end) on behalf of thread `thread`, appending each job's latency
 // (microseconds) to latencies_us.

@@ -2,9 +2,9 @@
 
 #include "amqp_failure.hpp"
 #include "amqp_table.hpp"
-#include "publish_frames.hpp"
 #include "browsed_headers.hpp"
 #include "connect_probe.hpp"
+#include "publish_frames.hpp"
 #include "socket_timeouts.hpp"
 
 #include <queuey/version.h>

@@ -72,9 +72,10 @@ bool append_publish_frames(std::string &out, amqp_channel_t channel, std::string
         return false;
     };
     if (frame_max <= frame_header_size + 1) return false;  // no room for a body byte
+    const std::size_t body_per_frame = frame_max - frame_header_size - 1;
     out.reserve(rollback + 3 * frame_header_size + 32 + routing_key.size() +
                 properties_size_bound(properties) + body.size() +
-                (body.size() / (frame_max - frame_header_size - 1) + 1) * (frame_header_size + 1));
+                (body.size() / body_per_frame + 1) * (frame_header_size + 1));
 
     std::size_t payload = open_frame(out, AMQP_FRAME_METHOD, channel);
     out.resize(payload + 4);
@@ -100,10 +101,9 @@ bool append_publish_frames(std::string &out, amqp_channel_t channel, std::string
         return give_up();
     close_frame(out, payload);
 
-    const std::size_t per_frame = frame_max - frame_header_size - 1;
-    for (std::size_t offset = 0; offset < body.size(); offset += per_frame) {
+    for (std::size_t offset = 0; offset < body.size(); offset += body_per_frame) {
         payload = open_frame(out, AMQP_FRAME_BODY, channel);
-        out.append(body.substr(offset, per_frame));
+        out.append(body.substr(offset, body_per_frame));
         close_frame(out, payload);
     }
     return true;

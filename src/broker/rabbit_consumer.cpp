@@ -89,9 +89,9 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
 void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingDelivery &delivery,
                                            const std::string &problem) {
     const std::string &queue = source.config.name;
-    const auto outcomes =
-        backend_.publish_messages({{dead_letter_queue_name(queue),
-                                    malformed_copy_properties(queue, problem), delivery.body.copy()}});
+    const auto outcomes = backend_.publish_messages({{dead_letter_queue_name(queue),
+                                                      malformed_copy_properties(queue, problem),
+                                                      delivery.body.copy()}});
     // Without a copy in the dead letters, rejecting drops the body: the spec's choice
     // over a consumer that stalls on it forever.
     const bool copied = outcomes.front().status == QY_OK;
