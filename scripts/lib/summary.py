@@ -9,7 +9,9 @@ when it is SKIP, and fails otherwise (FAIL, TIMEOUT, ERROR, UNEXPECTEDPASS, ...)
 --result adds one outcome that did not come from meson, e.g. `fuzz=OK` or
 `build-asan/ build=FAIL`. A TESTLOG that is missing or unreadable counts as one failure.
 
-Prints the failed tests, one per line, then as its last line
+Prints the failed tests, each with the lines of its output that say why (gtest's
+`Failure` blocks, pytest's `E` and `FAILED` lines; at most 30 a test, since CI keeps only
+the tail of what was printed), then as its last line
 
     N passed, N failed[, N skipped]
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -33,8 +36,9 @@ class Tally:
     failed: int = 0
     skipped: int = 0
     failures: list[str] = field(default_factory=list)
+    reasons: dict[str, list[str]] = field(default_factory=dict)
 
-    def add(self, name: str, result: str) -> None:
+    def add(self, name: str, result: str, output: str = "") -> None:
         if result in PASSED:
             self.passed += 1
         elif result in SKIPPED:
@@ -42,6 +46,7 @@ class Tally:
         else:
             self.failed += 1
             self.failures.append(f"{name} ({result})")
+            self.reasons[self.failures[-1]] = why_failed(output)
 
     def line(self) -> str:
         text = f"{self.passed} passed, {self.failed} failed"
@@ -51,6 +56,26 @@ class Tally:
 
     def exit_code(self) -> int:
         return 1 if self.failed or self.passed == 0 else 0
+
+
+MAX_REASON_LINES = 30
+FAILURE_START = re.compile(r": Failure$|^E |^FAILED |^Traceback ")
+GTEST_BLOCK_LINES = 6  # a gtest Failure line and the Expected/Which is/message after it
+
+
+def why_failed(output: str) -> list[str]:
+    """The lines of a failed test's output that say what failed."""
+    reasons: list[str] = []
+    block_left = 0
+    for line in output.splitlines():
+        if FAILURE_START.search(line):
+            block_left = GTEST_BLOCK_LINES if line.endswith(": Failure") else 1
+        if block_left:
+            reasons.append(line)
+            block_left -= 1
+        if len(reasons) == MAX_REASON_LINES:
+            break
+    return reasons
 
 
 def label_of(path: str) -> str:
@@ -77,7 +102,8 @@ def read_testlog(path: str, tally: Tally) -> None:
         except (ValueError, KeyError, TypeError):
             tally.add(f"{path}:{number}", "MALFORMED LINE")
             continue
-        tally.add(f"{label}{name}", result)
+        output = str(entry.get("stdout") or "") + "\n" + str(entry.get("stderr") or "")
+        tally.add(f"{label}{name}", result, output)
 
 
 def main(argv: list[str]) -> int:
@@ -97,6 +123,8 @@ def main(argv: list[str]) -> int:
         tally.add(name, result)
 
     for failure in tally.failures:
+        for line in tally.reasons[failure]:
+            print(f"  | {line}")
         print(f"failed: {failure}")
     if tally.passed == 0 and not tally.failed:
         print("no test ran")
