@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <utility>
 
 namespace queuey {
 
@@ -394,8 +395,15 @@ void AmqpSession::confirm_connection_closed() {
     broken_ = true;
 }
 
+void AmqpSession::input_seen() {
+    // rabbitmq-c receives it later than now: the deadline kept is never past its own.
+    receive_deadline_.received_after(ReceiveDeadline::Clock::now());
+    input_seen_ = true;
+}
+
 bool AmqpSession::next_frame(amqp_frame_t &frame) {
-    if (!has_buffered_input()) receive_deadline_.before_read();
+    if (!std::exchange(input_seen_, false) && !has_buffered_input())
+        receive_deadline_.before_read();
     timeval immediately{0, 0};
     const int status = amqp_simple_wait_frame_noblock(state_, &frame, &immediately);
     if (status == AMQP_STATUS_TIMEOUT) return false;

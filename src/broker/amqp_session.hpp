@@ -80,6 +80,9 @@ public:
     // ours follows when the session is destroyed).
     void confirm_connection_closed();
 
+    // The caller's poll saw input on the socket: received now, which the next
+    // next_frame() need not look for with a poll of its own.
+    void input_seen();
     // The next frame if one can be had without blocking (heartbeats are sent as due).
     bool next_frame(amqp_frame_t &frame);
     // The content (header and body frames) that follows a basic.deliver or basic.return;
@@ -104,6 +107,7 @@ private:
     std::string server_;                // the redacted URL, for messages
     bool broken_ = false;               // no connection.close on the way out
     ReceiveDeadline receive_deadline_;  // keeps amqp_basic_publish from waiting forever
+    bool input_seen_ = false;           // since the last next_frame()
     mutable int send_buffer_ = 0;       // SO_SNDBUF as last read (writes_at_once)
     bool frames_publishes_ = false;     // plain TCP: publish() frames into outgoing_
     std::string outgoing_;              // publishes framed and not yet written

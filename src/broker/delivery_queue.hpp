@@ -5,6 +5,7 @@
 #include "../error.hpp"
 #include "message_body.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -31,8 +32,28 @@ public:
     void push(IncomingDelivery delivery);
     // From now on pop() throws error (the consumer cannot go on: closed, gave up, cancelled).
     void fail(const Error &error);
-    // The next delivery, or nothing when the deadline passes first.
+    // The next delivery, or nothing when the deadline passes first or when nudged: a
+    // consumer that waits is asked to read the socket itself (RabbitConnection).
     std::optional<IncomingDelivery> pop(std::chrono::steady_clock::time_point deadline);
+    // Makes a consumer waiting in pop() return, if more wait than there are deliveries
+    // to take; false when none would be left without one.
+    bool nudge();
+    // More consumers wait in pop() than there are deliveries to take.
+    bool wants_nudge();
+
+    // A thread taking deliveries (RabbitConnection::next_delivery) for its lifetime.
+    // Once two take at the same time the queue is shared, for good.
+    class Taking {
+    public:
+        explicit Taking(DeliveryQueue &queue);
+        ~Taking();
+        Taking(const Taking &) = delete;
+        Taking &operator=(const Taking &) = delete;
+
+    private:
+        DeliveryQueue &queue_;
+    };
+    bool shared() const { return shared_.load(); }
     // Nothing waits to be taken.
     bool empty();
 
@@ -41,6 +62,10 @@ private:
     std::condition_variable ready_;
     std::deque<IncomingDelivery> deliveries_;
     std::optional<Error> failure_;
+    std::size_t waiters_ = 0;  // threads in pop()
+    bool nudged_ = false;
+    std::atomic<int> takers_{0};
+    std::atomic<bool> shared_{false};
 };
 
 }  // namespace queuey

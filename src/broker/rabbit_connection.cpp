@@ -32,6 +32,11 @@ constexpr std::chrono::milliseconds overlap_window{1000};
 // Settles closer together than this are left to the I/O thread, which coalesces those of
 // one turn: about the time it takes to wake.
 constexpr std::chrono::microseconds settles_coalesce_within{100};
+// The I/O thread leaves the socket of a connection that owes only deliveries to its
+// consumers and looks again this often, unless one of them reads (docs/broker.md, a
+// consumer's own deliveries): a broker's notice (a cancel, a close) waits no longer
+// than that while the consumers are busy with their jobs.
+constexpr std::chrono::milliseconds consumers_read_at_most{20};
 
 std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
@@ -86,7 +91,7 @@ void RabbitConnection::post(Command command) {
         }
         commands_.push_back(std::move(command));
         // Not the reader's own post (a held batch after its hold's declare-ok).
-        if (lent_for_reading_ && lent_to_ != std::this_thread::get_id())
+        if (lent_as_ == Lend::to_read && lent_to_ != std::this_thread::get_id())
             callers_overlap_until_ = Clock::now() + overlap_window;
         // Only a sleeping I/O thread needs the eventfd; a busy one takes the command on
         // its next turn. The first poster clears the flag: one write per sleep.
@@ -247,39 +252,32 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
     session_->flush_publishes();  // a failure here is a lost connection: the tracker fails them
 }
 
-RabbitConnection::Lend RabbitConnection::borrow_session() {
+RabbitConnection::Lend RabbitConnection::borrow_session(Borrower borrower) {
     std::lock_guard lock(mutex_);
     // With anything queued the I/O thread goes first: earlier calls' publishes and
     // settles keep their order. A failure not yet taken back means a broken session.
     if (!io_waiting_ || session_lent_ || lent_failure_ || !commands_.empty() || failed_ ||
         blocked_ || closing_)
         return Lend::refused;
+    // A consumer reads only a socket left to consumers. A settle that others follow
+    // closely is left to a turn of the I/O thread, which coalesces them; but one that
+    // sleeps leaving the socket to consumers has no turn soon.
+    if ((borrower == Borrower::consumer || borrower == Borrower::settle_in_a_run) &&
+        !io_leaves_socket_to_consumers_)
+        return Lend::refused;
     session_lent_ = true;
-    lent_for_reading_ = !io_watches_socket_;
     lent_to_ = std::this_thread::get_id();
-    return lent_for_reading_ ? Lend::to_read : Lend::to_write;
-}
-
-template <typename UnderLock>
-void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
-                                         UnderLock under_lock) {
-    // rabbitmq-c reads the socket before a publish when nothing came for two heartbeats;
-    // frames it buffered then wake no poll, so the I/O thread is woken for them. An I/O
-    // thread that left the socket is woken for whatever is still owed on it.
-    const bool wake = failure || session_->has_buffered_input() ||
-                      (lend == Lend::to_read && !socket_owes_nothing());
-    {
-        std::lock_guard lock(mutex_);
-        session_lent_ = lent_for_reading_ = false;
-        lent_failure_ = failure;
-        under_lock();
-    }
-    session_returned_.notify_one();
-    if (wake) wake_io_thread();
+    if (borrower == Borrower::consumer)
+        lent_as_ = Lend::to_consume;
+    else if (borrower == Borrower::publish && !io_watches_socket_)
+        lent_as_ = Lend::to_read;
+    else
+        lent_as_ = Lend::to_write;
+    return lent_as_;
 }
 
 bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch) {
-    const Lend lend = borrow_session();
+    const Lend lend = borrow_session(Borrower::publish);
     if (lend == Lend::refused) return false;
     const bool reads = lend == Lend::to_read;
     std::exception_ptr failure;
@@ -308,8 +306,8 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
     return written;
 }
 
-bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle) {
-    const Lend lend = borrow_session();
+bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle, bool alone) {
+    const Lend lend = borrow_session(alone ? Borrower::settle_alone : Borrower::settle_in_a_run);
     if (lend == Lend::refused) return false;
     constexpr std::size_t settle_bytes = 64;  // a basic.ack or basic.reject frame
     std::exception_ptr failure;
@@ -323,9 +321,12 @@ bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle) {
     } catch (...) {
         failure = std::current_exception();
     }
+    // A consumer refused the session meanwhile waits: it reads now.
+    const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
     give_session_back(failure, lend, [&] {
         if (written) ++counters_.settled_by_caller;
     });
+    if (waiting) waiting->nudge();
     return written;
 }
 
@@ -342,6 +343,7 @@ void RabbitConnection::read_until_confirmed(PublishBatch &batch) {
             const int wait_ms = static_cast<int>(std::min<long long>(left.count(), longest_ms));
             if (::poll(fds, 2, wait_ms) <= 0 || (fds[1].revents & POLLIN)) return;
             socket_readable_ = true;
+            session_->input_seen();
         }
         read_frames();
     }
@@ -448,7 +450,7 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
     const auto since = now - subscription->last_settled_at.exchange(now);
     const bool alone = since > Clock::duration(settles_coalesce_within).count() ||
                        subscription->deliveries->empty();
-    if (!alone || !settle_while_io_sleeps(command)) post(std::move(command));
+    if (!settle_while_io_sleeps(command, alone)) post(std::move(command));
     return true;
 }
 
@@ -794,30 +796,47 @@ void RabbitConnection::wait_for_input() {
     // and the I/O thread's state, until take_session_back().
     int sleep_ms = ms_until_resubscribe(longest_sleep_ms());
     const bool owes_nothing = socket_owes_nothing();
+    const bool owes_only_deliveries = socket_owes_only_deliveries();
     // The eventfd first: a sleep that leaves the socket to callers polls fds[0] alone.
     pollfd fds[2] = {{wakeup_fd_, POLLIN, 0}, {session_->socket_fd(), POLLIN, 0}};
-    bool idle, watches_socket;
+    bool idle, watches_socket, leaves_to_consumers;
     {
         std::lock_guard lock(mutex_);
         idle = commands_.empty() || blocked_;
         const auto now = Clock::now();
         // Callers publishing one after another read their own confirms: only one thread
-        // wakes per confirm. A broker that blocked publishing is watched for its unblock.
-        watches_socket = !idle || blocked_ || !owes_nothing || now >= callers_publish_until_ ||
-                         now < callers_overlap_until_;
-        if (!watches_socket)
+        // wakes per confirm. Consumers that wait for none read their own deliveries when
+        // they want more: no thread wakes for the deliveries of busy consumers. A broker
+        // that blocked publishing is watched for its unblock.
+        const bool left_to_callers =
+            owes_nothing && now < callers_publish_until_ && now >= callers_overlap_until_;
+        const bool left_to_consumers = owes_only_deliveries;
+        watches_socket = !idle || blocked_ || !(left_to_callers || left_to_consumers);
+        if (!watches_socket) {
+            const auto until =
+                left_to_callers ? callers_publish_until_ : now + consumers_read_at_most;
             sleep_ms = std::min<int>(
-                sleep_ms,
-                std::chrono::ceil<std::chrono::milliseconds>(callers_publish_until_ - now).count());
+                sleep_ms, std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
+        }
         io_waiting_ = idle;
         io_watches_socket_ = watches_socket;
+        leaves_to_consumers = !watches_socket && left_to_consumers;
+        io_leaves_socket_to_consumers_ = leaves_to_consumers;
     }
-    // With commands queued, only look whether the socket has input.
-    const int ready = ::poll(fds, watches_socket ? 2 : 1, idle ? sleep_ms : 0);
+    // A consumer that waits, refused while this thread was up, reads now.
+    if (leaves_to_consumers && idle)
+        if (const auto waiting = consumer_left_waiting()) waiting->nudge();
+    // With commands queued, only look whether the socket has input. A consumer reading
+    // the socket left to it sees what comes there, a close too: it keeps the session.
+    int ready;
+    do {
+        ready = ::poll(fds, watches_socket ? 2 : 1, idle ? sleep_ms : 0);
+    } while (ready == 0 && idle && !watches_socket && consumer_reads());
     const std::exception_ptr failed_under_caller = idle ? take_session_back() : nullptr;
     // After a timeout rabbitmq-c runs anyway: it sends heartbeats only inside its calls.
     // Unwatched, the socket may hold what came after the callers' last read.
     socket_readable_ = !watches_socket || fds[1].revents != 0 || (idle && ready == 0);
+    if (watches_socket && fds[1].revents != 0) session_->input_seen();
     if (fds[0].revents & POLLIN) {
         std::uint64_t count;
         [[maybe_unused]] auto read = ::read(wakeup_fd_, &count, sizeof count);
@@ -830,9 +849,11 @@ std::exception_ptr RabbitConnection::take_session_back() {
     std::unique_lock lock(mutex_);
     io_waiting_ = false;  // from here on no caller borrows the session
     io_watches_socket_ = true;
-    // A caller reading its confirms polls the eventfd too: this makes it hand the session
-    // back now rather than at its confirm (the count wakes the next poll, which reads it).
-    if (session_lent_ && lent_for_reading_) wake_io_thread();
+    io_leaves_socket_to_consumers_ = false;
+    // A caller reading its confirms or deliveries polls the eventfd too: this makes it
+    // hand the session back now (the count wakes the next poll, which reads it).
+    if (session_lent_ && (lent_as_ == Lend::to_read || lent_as_ == Lend::to_consume))
+        wake_io_thread();
     session_returned_.wait(lock, [this] { return !session_lent_; });
     return std::exchange(lent_failure_, nullptr);
 }

@@ -118,8 +118,12 @@ struct ConnectionCounters {
     // Of those, the calls that also read their own confirms, finding the socket left to
     // callers (docs/broker.md, a caller's own confirm).
     std::uint64_t confirmed_by_caller = 0;
-    // Settles written by their caller, the consumer having nothing left to run.
+    // Settles written by their caller: the consumer had nothing left to run, or the I/O
+    // thread slept leaving the socket to the consumers.
     std::uint64_t settled_by_caller = 0;
+    // Lends of the session to a consumer that found its deliveries taken, to read the
+    // socket (docs/broker.md, a consumer's own deliveries).
+    std::uint64_t read_by_consumer = 0;
 
     // A client's total over its connections.
     ConnectionCounters &operator+=(const ConnectionCounters &other) {
@@ -128,6 +132,7 @@ struct ConnectionCounters {
         written_by_caller += other.written_by_caller;
         confirmed_by_caller += other.confirmed_by_caller;
         settled_by_caller += other.settled_by_caller;
+        read_by_consumer += other.read_by_consumer;
         return *this;
     }
 };
@@ -174,6 +179,11 @@ public:
                         Clock::time_point deadline);
     // Closes the subscription's channel: its unsettled deliveries go back to the queue.
     void cancel(const std::shared_ptr<Subscription> &subscription);
+    // The next delivery in sink, a consumer's queue on this connection, by the deadline,
+    // or nothing. With sink empty and the I/O thread asleep leaving the socket to the
+    // consumers, the caller reads the socket itself (docs/broker.md, a consumer's own
+    // deliveries); otherwise it waits for the I/O thread. Throws what sink fails with.
+    std::optional<IncomingDelivery> next_delivery(DeliveryQueue &sink, Clock::time_point deadline);
 
     // Queues the settlement of a delivery. Returns false, sending nothing, when the
     // delivery's generation is no longer current (the broker redelivers the job). When
@@ -255,14 +265,26 @@ private:
     void write_publishes(const std::shared_ptr<PublishBatch> &batch);
     // The session, lent to a caller while the I/O thread sleeps in poll with nothing
     // queued: to write on, and to read too when the I/O thread left the socket to callers.
-    enum class Lend { refused, to_write, to_read };
-    Lend borrow_session();
+    enum class Lend { refused, to_write, to_read, to_consume };
+    // A publish reads too when the socket is left to callers, a consumer reads only a
+    // socket left to consumers; a settle only writes, and one that others follow closely
+    // only while the socket is left to consumers.
+    enum class Borrower { publish, consumer, settle_alone, settle_in_a_run };
+    Lend borrow_session(Borrower borrower);
     // Ends a lend: failure goes to the I/O thread (rethrown there), under_lock() runs
     // under the connection's mutex (counters), and the I/O thread is woken if need be.
     template <typename UnderLock>
     void give_session_back(std::exception_ptr failure, Lend lend, UnderLock under_lock);
     // The caller writes its settle itself when the session can be lent; false otherwise.
-    bool settle_while_io_sleeps(const SettleCommand &settle);
+    // alone: no other settle is likely to follow within a wake-up.
+    bool settle_while_io_sleeps(const SettleCommand &settle, bool alone);
+    // A consumer holding the session: reads and dispatches frames until sink has a
+    // delivery, the deadline passes, or the eventfd calls for the I/O thread. False,
+    // having read nothing, when the session is not lent to consumers.
+    bool read_deliveries_while_io_sleeps(DeliveryQueue &sink, Clock::time_point deadline);
+    // The queue of a consumer that waits with no delivery to take, if any: nudged, it
+    // reads the socket itself.
+    std::shared_ptr<DeliveryQueue> consumer_left_waiting() const;
     // When the I/O thread sleeps in poll with nothing queued, the caller borrows the
     // session and writes its publishes itself, as the I/O thread would (docs/broker.md,
     // a caller's own publish): one wake-up fewer. When the I/O thread left the socket to
@@ -279,6 +301,11 @@ private:
     // Nothing is owed on the socket but heartbeats and the broker's own notices: a
     // publishing connection with no confirm or declare-ok outstanding, and no consumer.
     bool socket_owes_nothing() const;
+    // Nothing is owed on the socket but deliveries (and heartbeats, the broker's notices):
+    // consumers consuming, no confirm, declare-ok or borrowed channel's answer outstanding.
+    bool socket_owes_only_deliveries() const;
+    // A consumer holds the session, reading its deliveries.
+    bool consumer_reads() const;
     // About how many bytes writing the batch takes.
     static std::size_t bytes_to_write(const PublishBatch &batch);
     // The I/O thread, back from poll: takes the session back from a caller writing on it,
@@ -356,12 +383,14 @@ private:
     // A caller writes its publishes on the session while the I/O thread sleeps; the I/O
     // thread waits for session_returned_ before it touches the session again.
     bool session_lent_ = false;
-    bool lent_for_reading_ = false;    // that caller reads the socket too (and the eventfd)
+    Lend lent_as_ = Lend::refused;     // to_read, to_consume: reads the socket and the eventfd
     std::thread::id lent_to_;          // that caller's thread
     std::exception_ptr lent_failure_;  // the connection failed under that caller
     // The sleeping I/O thread polls the socket; false: only the eventfd, the socket is
     // left to callers, who read their own confirms.
     bool io_watches_socket_ = true;
+    // That sleep leaves the socket to consumers: one that finds its deliveries taken reads.
+    bool io_leaves_socket_to_consumers_ = false;
     // Callers wrote their own publishes lately: while nothing is owed on the socket, the
     // I/O thread leaves it to them until then.
     Clock::time_point callers_publish_until_{};
@@ -375,5 +404,25 @@ private:
     std::once_flag joined_;
     std::thread io_thread_;
 };
+
+// Defined here: the consumer's reads (consumer_reads.cpp) give the session back too.
+template <typename UnderLock>
+void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
+                                         UnderLock under_lock) {
+    // rabbitmq-c reads the socket before a publish when nothing came for two heartbeats;
+    // frames it buffered then wake no poll, so the I/O thread is woken for them. An I/O
+    // thread that left the socket is woken for whatever is still owed on it.
+    const bool wake = failure || session_->has_buffered_input() ||
+                      (lend == Lend::to_read && !socket_owes_nothing());
+    {
+        std::lock_guard lock(mutex_);
+        session_lent_ = false;
+        lent_as_ = Lend::refused;
+        lent_failure_ = failure;
+        under_lock();
+    }
+    session_returned_.notify_one();
+    if (wake) wake_io_thread();
+}
 
 }  // namespace queuey

@@ -66,7 +66,7 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
     // Once stopped nothing more arrives: drain what is buffered without waiting.
     const auto deadline =
         std::chrono::steady_clock::now() + (stopped_ ? std::chrono::milliseconds(0) : timeout);
-    while (auto delivery = deliveries_->pop(deadline)) {
+    while (auto delivery = connection_.next_delivery(*deliveries_, deadline)) {
         const Source &source = source_of(*delivery);
         const bool stale = delivery->generation != source.subscription->generation.load();
         if (stale) continue;          // its channel was replaced: the broker redelivers it

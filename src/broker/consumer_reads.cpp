@@ -1,0 +1,89 @@
+// A consumer's own deliveries (docs/broker.md): on a connection whose socket owes only
+// deliveries, the I/O thread leaves the socket to its consumers, and a consumer that
+// finds its deliveries taken reads the socket itself, on a lend of the session. One that
+// cannot borrow waits; whoever ends what kept it out (a lend given back, the I/O thread
+// going to sleep) nudges it to read. A queue that two threads take from at once is
+// shared: its consumers wait for the I/O thread, which reads for them all.
+#include "rabbit_connection.hpp"
+
+#include <algorithm>
+
+#include <poll.h>
+#include <unistd.h>
+
+namespace queuey {
+
+std::optional<IncomingDelivery> RabbitConnection::next_delivery(DeliveryQueue &sink,
+                                                               Clock::time_point deadline) {
+    const DeliveryQueue::Taking taking(sink);
+    // Each reader would take the lend from the other, and wake with each settle of the
+    // other: several threads are better served by the I/O thread.
+    if (sink.shared()) return sink.pop(deadline);
+    constexpr auto now_or_never = Clock::time_point::min();
+    for (;;) {
+        if (auto delivery = sink.pop(now_or_never)) return delivery;
+        const bool read = read_deliveries_while_io_sleeps(sink, deadline);
+        if (Clock::now() >= deadline) return sink.pop(now_or_never);
+        if (read) continue;
+        // Refused: the I/O thread reads, or another consumer, or this one once nudged.
+        if (auto delivery = sink.pop(deadline)) return delivery;
+        if (Clock::now() >= deadline) return std::nullopt;
+    }
+}
+
+bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
+                                                       Clock::time_point deadline) {
+    const Lend lend = borrow_session(Borrower::consumer);
+    if (lend == Lend::refused) return false;
+    std::exception_ptr failure;
+    try {
+        const int longest_ms = longest_sleep_ms();  // heartbeats are sent between polls
+        while (sink.empty()) {
+            if (!session_->has_buffered_input()) {
+                const auto left =
+                    std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+                // The eventfd too: a post or close() makes this reader hand the session
+                // back to the I/O thread.
+                pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
+                const int wait_ms = static_cast<int>(std::clamp<long long>(left, 0, longest_ms));
+                if (::poll(fds, 2, wait_ms) <= 0 || (fds[1].revents & POLLIN)) break;
+                socket_readable_ = true;
+                session_->input_seen();
+            }
+            read_frames();
+        }
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    // What this one read may leave another without a delivery: it reads next.
+    const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
+    give_session_back(failure, lend, [&] { ++counters_.read_by_consumer; });
+    if (waiting) waiting->nudge();
+    return true;
+}
+
+std::shared_ptr<DeliveryQueue> RabbitConnection::consumer_left_waiting() const {
+    for (const auto &subscription : subscriptions_) {
+        const auto &sink = subscription->deliveries;
+        // The consumers of a shared queue wait for the I/O thread to the end.
+        if (!sink->shared() && sink->wants_nudge()) return sink;
+    }
+    return nullptr;
+}
+
+bool RabbitConnection::socket_owes_only_deliveries() const {
+    if (subscriptions_.empty() || !borrowed_.empty() || tracker_.outstanding() != 0 ||
+        !declares_.empty())
+        return false;
+    return std::all_of(subscriptions_.begin(), subscriptions_.end(), [](const auto &subscription) {
+        return subscription->channel_open && !subscription->cancelled_by_broker &&
+               !subscription->deliveries->shared();
+    });
+}
+
+bool RabbitConnection::consumer_reads() const {
+    std::lock_guard lock(mutex_);
+    return session_lent_ && lent_as_ == Lend::to_consume;
+}
+
+}  // namespace queuey
