@@ -8,9 +8,6 @@
 
 #include <algorithm>
 
-#include <poll.h>
-#include <unistd.h>
-
 namespace queuey {
 
 std::optional<IncomingDelivery> RabbitConnection::next_delivery(DeliveryQueue &sink,
@@ -37,28 +34,12 @@ bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
     if (lend == Lend::refused) return false;
     std::exception_ptr failure;
     try {
-        const int longest_ms = longest_sleep_ms();  // heartbeats are sent between polls
-        while (sink.empty()) {
-            if (!session_->has_buffered_input()) {
-                const auto left =
-                    std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-                // The eventfd too: a post or close() makes this reader hand the session
-                // back to the I/O thread.
-                pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
-                const int wait_ms = static_cast<int>(std::clamp<long long>(left, 0, longest_ms));
-                if (::poll(fds, 2, wait_ms) <= 0 || (fds[1].revents & POLLIN)) break;
-                socket_readable_ = true;
-                session_->input_seen();
-            }
-            read_frames();
-        }
+        read_while_lent(deadline, [&] { return !sink.empty(); });
     } catch (...) {
         failure = std::current_exception();
     }
-    // What this one read may leave another without a delivery: it reads next.
-    const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
+    // What this one read may leave another without a delivery: give_session_back nudges it.
     give_session_back(failure, lend, [&] { ++counters_.read_by_consumer; });
-    if (waiting) waiting->nudge();
     return true;
 }
 

@@ -292,7 +292,8 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
         // while its caller returns at the deadline; a caller writing itself could not.
         written = !blocked_ && session_->writes_at_once(bytes_to_write(*batch));
         if (written) run_publish(batch);  // as the I/O thread runs it
-        if (written && reads) read_until_confirmed(*batch);
+        if (written && reads)
+            read_while_lent(batch->deadline, [&] { return batch->waiter.finished(); });
     } catch (...) {
         failure = std::current_exception();
     }
@@ -321,26 +322,23 @@ bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle, bool 
     } catch (...) {
         failure = std::current_exception();
     }
-    // A consumer refused the session meanwhile waits: it reads now.
-    const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
     give_session_back(failure, lend, [&] {
         if (written) ++counters_.settled_by_caller;
     });
-    if (waiting) waiting->nudge();
     return written;
 }
 
-void RabbitConnection::read_until_confirmed(PublishBatch &batch) {
+void RabbitConnection::read_while_lent(Clock::time_point deadline,
+                                       const std::function<bool()> &done) {
     const int longest_ms = longest_sleep_ms();  // heartbeats are sent between polls
-    while (!batch.waiter.finished()) {
+    while (!done()) {
         if (!session_->has_buffered_input()) {
             const auto left =
-                std::chrono::ceil<std::chrono::milliseconds>(batch.deadline - Clock::now());
-            if (left.count() <= 0) return;
+                std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
             // The I/O thread polls the eventfd as well: a post or close() wakes both,
-            // and this caller hands the session back.
+            // and this caller hands the session back. Past the deadline, one look.
             pollfd fds[2] = {{session_->socket_fd(), POLLIN, 0}, {wakeup_fd_, POLLIN, 0}};
-            const int wait_ms = static_cast<int>(std::min<long long>(left.count(), longest_ms));
+            const int wait_ms = static_cast<int>(std::clamp<long long>(left, 0, longest_ms));
             if (::poll(fds, 2, wait_ms) <= 0 || (fds[1].revents & POLLIN)) return;
             socket_readable_ = true;
             session_->input_seen();
@@ -824,7 +822,7 @@ void RabbitConnection::wait_for_input() {
         io_leaves_socket_to_consumers_ = leaves_to_consumers;
     }
     // A consumer that waits, refused while this thread was up, reads now.
-    if (leaves_to_consumers && idle)
+    if (leaves_to_consumers)
         if (const auto waiting = consumer_left_waiting()) waiting->nudge();
     // With commands queued, only look whether the socket has input. A consumer reading
     // the socket left to it sees what comes there, a close too: it keeps the session.

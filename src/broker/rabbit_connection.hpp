@@ -272,7 +272,8 @@ private:
     enum class Borrower { publish, consumer, settle_alone, settle_in_a_run };
     Lend borrow_session(Borrower borrower);
     // Ends a lend: failure goes to the I/O thread (rethrown there), under_lock() runs
-    // under the connection's mutex (counters), and the I/O thread is woken if need be.
+    // under the connection's mutex (counters), the I/O thread is woken if need be, and a
+    // consumer that the lend kept out is nudged to read.
     template <typename UnderLock>
     void give_session_back(std::exception_ptr failure, Lend lend, UnderLock under_lock);
     // The caller writes its settle itself when the session can be lent; false otherwise.
@@ -291,10 +292,10 @@ private:
     // callers, the caller also reads until its confirms are in (a caller's own confirm):
     // one more wake-up fewer. False, having written nothing, otherwise.
     bool publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch);
-    // A caller holding the session: reads and dispatches frames, as the I/O thread would,
-    // until the batch is confirmed, its deadline passes, or the eventfd calls for the I/O
-    // thread.
-    void read_until_confirmed(PublishBatch &batch);
+    // A caller holding the session (its confirms, a consumer's deliveries): reads and
+    // dispatches frames, as the I/O thread would, until done(), the deadline passes, or
+    // the eventfd calls for the I/O thread.
+    void read_while_lent(Clock::time_point deadline, const std::function<bool()> &done);
     // How long the I/O thread sleeps at most: four times per heartbeat interval, so that
     // rabbitmq-c sends ours, and at least once a second.
     int longest_sleep_ms() const;
@@ -414,6 +415,8 @@ void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
     // thread that left the socket is woken for whatever is still owed on it.
     const bool wake = failure || session_->has_buffered_input() ||
                       (lend == Lend::to_read && !socket_owes_nothing());
+    // Found while the lend still holds the I/O thread's state; nudged once it is free.
+    const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
     {
         std::lock_guard lock(mutex_);
         session_lent_ = false;
@@ -423,6 +426,7 @@ void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
     }
     session_returned_.notify_one();
     if (wake) wake_io_thread();
+    if (waiting) waiting->nudge();
 }
 
 }  // namespace queuey
