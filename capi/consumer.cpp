@@ -32,8 +32,9 @@ qy_status qy_consumer_next(qy_consumer *consumer, uint32_t timeout_ms, qy_delive
         auto &target = require(out, "out");
         auto delivery = source.consumer->next(std::chrono::milliseconds(timeout_ms));
         if (!delivery) return;
-        qy_envelope envelope{delivery->envelope()};
-        target = new qy_delivery{source.backend, std::move(delivery), std::move(envelope)};
+        // The delivery stays where it is (owned through a pointer) for the handle's life.
+        const auto envelope = qy_envelope::showing(delivery->envelope());
+        target = new qy_delivery{source.backend, std::move(delivery), envelope};
     });
 }
 
@@ -53,7 +54,7 @@ qy_status qy_delivery_retry(qy_delivery *delivery, const qy_envelope *next, uint
                             qy_error **err) {
     return guarded(err, [&] {
         require(delivery, "delivery")
-            .delivery->retry(require(next, "next").value, delay_of(delay_ms, "delay"));
+            .delivery->retry(require(next, "next").value(), delay_of(delay_ms, "delay"));
     });
 }
 
@@ -61,7 +62,7 @@ qy_status qy_delivery_defer(qy_delivery *delivery, const qy_envelope *next, uint
                             qy_error **err) {
     return guarded(err, [&] {
         require(delivery, "delivery")
-            .delivery->defer(require(next, "next").value, delay_of(delay_ms, "delay"));
+            .delivery->defer(require(next, "next").value(), delay_of(delay_ms, "delay"));
     });
 }
 

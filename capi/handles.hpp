@@ -27,8 +27,25 @@ struct qy_error {
     std::optional<std::string> field;
 };
 
+// Owns its envelope, or shows one that outlives it, without a copy (a handler's job for
+// the call, a delivery's, a dead-letter hook's). A shown one is only handed out const.
 struct qy_envelope {
-    queuey::Envelope value;
+public:
+    explicit qy_envelope(queuey::Envelope owned) : owned_(std::move(owned)) {}
+    static qy_envelope showing(const queuey::Envelope &shown) {
+        qy_envelope handle;
+        handle.shown_ = &shown;
+        return handle;
+    }
+
+    const queuey::Envelope &value() const { return shown_ ? *shown_ : owned_; }
+    queuey::Envelope &owned_value() { return owned_; }  // a handle handed out mutable
+
+private:
+    qy_envelope() = default;
+
+    queuey::Envelope owned_;
+    const queuey::Envelope *shown_ = nullptr;
 };
 
 struct qy_properties {
@@ -84,7 +101,7 @@ struct qy_consumer {
 struct qy_delivery {
     std::shared_ptr<queuey::Backend> backend;
     std::unique_ptr<queuey::Delivery> delivery;
-    qy_envelope envelope;  // a copy, for qy_delivery_envelope()
+    qy_envelope envelope;  // shows the delivery's, for qy_delivery_envelope()
 };
 
 struct qy_retry_policy {

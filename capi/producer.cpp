@@ -16,14 +16,14 @@ qy_status qy_producer_new(qy_client *client, qy_producer **out, qy_error **err) 
 void qy_producer_free(qy_producer *producer) { delete producer; }
 
 qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *env, qy_error **err) {
-    return guarded(err, [&] { require(producer, "producer").producer.enqueue(require(env, "env").value); });
+    return guarded(err, [&] { require(producer, "producer").producer.enqueue(require(env, "env").value()); });
 }
 
 qy_status qy_producer_enqueue_after(qy_producer *producer, const qy_envelope *env, uint64_t delay_ms,
                                     qy_error **err) {
     return guarded(err, [&] {
         require(producer, "producer")
-            .producer.enqueue_after(require(env, "env").value,
+            .producer.enqueue_after(require(env, "env").value(),
                                     queuey::capi::delay_of(delay_ms, "delay"));
     });
 }
@@ -32,7 +32,7 @@ qy_status qy_producer_defer(qy_producer *producer, const qy_envelope *env, uint6
                             qy_error **err) {
     return guarded(err, [&] {
         require(producer, "producer")
-            .producer.defer(require(env, "env").value, queuey::capi::delay_of(delay_ms, "delay"));
+            .producer.defer(require(env, "env").value(), queuey::capi::delay_of(delay_ms, "delay"));
     });
 }
 
@@ -43,7 +43,7 @@ qy_status qy_producer_enqueue_batch(qy_producer *producer, const qy_envelope *co
         if (count > 0) require(envs, "envs");
         std::vector<const queuey::Envelope *> envelopes;
         envelopes.reserve(count);
-        for (size_t i = 0; i < count; ++i) envelopes.push_back(&require(envs[i], "envs[i]").value);
+        for (size_t i = 0; i < count; ++i) envelopes.push_back(&require(envs[i], "envs[i]").value());
         const auto outcomes = target.enqueue_batch(envelopes);
         const queuey::PublishOutcome *first_failure = nullptr;
         size_t failures = 0;

@@ -17,13 +17,13 @@ const queuey::AmqpHeader *header_at(const qy_properties *props, size_t index) {
 extern "C" {
 
 qy_status qy_envelope_properties(const qy_envelope *env, qy_properties **out, qy_error **err) {
-    return make_handle(out, err, [&] { return queuey::publish_properties(require(env, "env").value); });
+    return make_handle(out, err, [&] { return queuey::publish_properties(require(env, "env").value()); });
 }
 
 qy_status qy_envelope_dead_letter_properties(const qy_envelope *env, const char *reason,
                                              qy_properties **out, qy_error **err) {
     return make_handle(out, err, [&] {
-        return queuey::dead_letter_properties(require(env, "env").value, require_text(reason, "reason"));
+        return queuey::dead_letter_properties(require(env, "env").value(), require_text(reason, "reason"));
     });
 }
 

@@ -131,8 +131,8 @@ qy_status qy_worker_set_dead_letter_hook(qy_worker *worker, qy_dead_letter_fn ho
             return;
         }
         target = [hook, owned](const queuey::Envelope &envelope, const std::string &reason) {
-            const qy_envelope copy{envelope};
-            hook(&copy, reason.c_str(), owned.get());
+            const auto shown = qy_envelope::showing(envelope);
+            hook(&shown, reason.c_str(), owned.get());
         };
     });
 }
@@ -151,7 +151,7 @@ qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_handler
                 throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "job_type",
                                     "a handler for job type `" + type + "` is already registered");
         queuey::Handler adapted = [handler, owned](const queuey::Job &job) {
-            qy_job c_job{job, qy_envelope{job.envelope()}, {}};
+            qy_job c_job{job, qy_envelope::showing(job.envelope()), {}};
             const int result = handler(&c_job, owned.get());
             return outcome_of(result, std::move(c_job.outcome));
         };

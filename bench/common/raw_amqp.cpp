@@ -201,6 +201,12 @@ void RawConnection::ack(std::uint64_t delivery_tag) {
     check(amqp_basic_ack(state_, channel, delivery_tag, /*multiple=*/0), "acknowledging");
 }
 
+int RawConnection::socket_fd() const { return amqp_get_sockfd(state_); }
+
+bool RawConnection::has_buffered_input() const {
+    return amqp_frames_enqueued(state_) || amqp_data_in_buffer(state_);
+}
+
 void RawConnection::ack_next(std::size_t count, const std::function<void()> &after_each) {
     for (std::size_t i = 0; i < count; ++i) {
         ack(next_delivery_tag());

@@ -62,6 +62,10 @@ public:
     void ack(std::uint64_t delivery_tag);
     // Receives `count` deliveries and acks each as it comes, then calls after_each (if set).
     void ack_next(std::size_t count, const std::function<void()> &after_each = {});
+    // For a program that polls the socket itself: next_delivery_tag() reads without
+    // waiting when frames are buffered (no poll sees those) or the socket is readable.
+    int socket_fd() const;
+    bool has_buffered_input() const;
 
 private:
     void declare(const std::string &queue, std::vector<amqp_table_entry_t> arguments,

@@ -12,7 +12,7 @@ double median(std::vector<double> values) {
 Sample sample_of(const Timing &timing, std::size_t jobs) {
     const auto count = static_cast<double>(jobs);
     return {count / timing.seconds, timing.cpu_seconds * 1e6 / count,
-            static_cast<double>(timing.switches) / count};
+            static_cast<double>(timing.switches) / count, timing.user_seconds * 1e6 / count};
 }
 
 Sample median(const std::vector<Sample> &samples) {
@@ -21,7 +21,8 @@ Sample median(const std::vector<Sample> &samples) {
         for (const Sample &s : samples) values.push_back(s.*field);
         return median(values);
     };
-    return {of(&Sample::jobs_per_second), of(&Sample::cpu_us), of(&Sample::switches)};
+    return {of(&Sample::jobs_per_second), of(&Sample::cpu_us), of(&Sample::switches),
+            of(&Sample::user_us)};
 }
 
 std::vector<Sample> measure_interleaved(const std::vector<Side> &sides, std::size_t rounds,
@@ -32,9 +33,10 @@ std::vector<Sample> measure_interleaved(const std::vector<Side> &sides, std::siz
             const Sample sample = sides[s].run();
             samples[s].push_back(sample);
             std::fprintf(stderr,
-                         "run %s #%zu %s: %.0f jobs/s, %.1f us/job cpu, %.2f switches/job\n",
+                         "run %s #%zu %s: %.0f jobs/s, %.1f us/job cpu (user %.1f), %.2f "
+                         "switches/job\n",
                          label.c_str(), r, sides[s].name, sample.jobs_per_second, sample.cpu_us,
-                         sample.switches);
+                         sample.user_us, sample.switches);
         }
     }
     std::vector<Sample> medians;
@@ -53,10 +55,10 @@ void print_pair(const std::string &label, const Sample &queuey, const Sample &ra
                     raw.jobs_per_second);
     }
     std::printf(
-        "cpu %s: queuey %.1f us/job, raw %.1f us/job (%.2f x raw); switches queuey %.2f/job, "
-        "raw %.2f/job\n",
-        label.c_str(), queuey.cpu_us, raw.cpu_us, queuey.cpu_us / raw.cpu_us, queuey.switches,
-        raw.switches);
+        "cpu %s: queuey %.1f us/job, raw %.1f us/job (%.2f x raw); user queuey %.1f, raw %.1f; "
+        "switches queuey %.2f/job, raw %.2f/job\n",
+        label.c_str(), queuey.cpu_us, raw.cpu_us, queuey.cpu_us / raw.cpu_us, queuey.user_us,
+        raw.user_us, queuey.switches, raw.switches);
     std::fflush(stdout);
 }
 

@@ -20,6 +20,7 @@
 // One run's figures, per job.
 struct Sample {
     double jobs_per_second, cpu_us, switches;
+    double user_us;  // the user-space share of cpu_us
 };
 
 Sample sample_of(const Timing &timing, std::size_t jobs);

@@ -10,6 +10,7 @@
 struct Timing {
     double seconds;
     double cpu_seconds;
+    double user_seconds;  // the user-space share of cpu_seconds (the rest is the kernel's)
     long switches;
 };
 
@@ -23,14 +24,14 @@ public:
         rusage now;
         getrusage(RUSAGE_SELF, &now);
         return {std::chrono::duration<double>(wall).count(), cpu_seconds(now) - cpu_seconds(usage_),
-                now.ru_nvcsw - usage_.ru_nvcsw};
+                seconds(now.ru_utime) - seconds(usage_.ru_utime), now.ru_nvcsw - usage_.ru_nvcsw};
     }
 
 private:
-    static double cpu_seconds(const rusage &u) {
-        return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-               static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    static double seconds(const timeval &t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
     }
+    static double cpu_seconds(const rusage &u) { return seconds(u.ru_utime) + seconds(u.ru_stime); }
 
     rusage usage_;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

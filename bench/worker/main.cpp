@@ -43,6 +43,8 @@ struct Contender {
 const Contender ceiling_side{"ceiling", raw_run, true};
 const Contender raw_side{"raw", raw_run, false};
 const Contender queuey_side{"queuey", queuey_run, false};
+// A drain with handler threads, beside raw's one thread: its like-for-like line.
+const Contender raw_threads_side{"raw_threads", raw_threads_run, false};
 
 // The broker's side of a run: fresh queues, the preload, the check afterwards.
 class Setup {
@@ -92,8 +94,14 @@ void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                      benchmark.concurrency,
                      benchmark.fail_once,
                      flags.shape};
+    const std::string label = flags.label(benchmark.name);
+    std::vector<const Contender *> contenders = sides;
+    // Only untagged (the main worker lines): the shape tables read the others.
+    const bool threads_too = benchmark.concurrency > 1 && !benchmark.fail_once &&
+                             label == benchmark.name && flags.runs_side(raw_threads_side.name);
+    if (threads_too) contenders.push_back(&raw_threads_side);
     std::vector<Side> runs;
-    for (const Contender *side : sides)
+    for (const Contender *side : contenders)
         runs.push_back({side->name, [&setup, side, w]() mutable {
                             if (side->on_plain_queue) w.shape = plain_queue;
                             setup.fresh(w);
@@ -101,8 +109,16 @@ void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                             setup.check_drained(w, side->name);
                             return sample_of(timing, w.count);
                         }});
-    const std::string label = flags.label(benchmark.name);
-    print_sides(label, runs, measure_interleaved(runs, flags.runs, label), true);
+    std::vector<Sample> medians = measure_interleaved(runs, flags.runs, label);
+    if (threads_too && runs.size() > 1) {
+        const Sample threads = medians.back();
+        runs.pop_back();
+        medians.pop_back();
+        print_sides(label, runs, medians, true);
+        print_pair(label + " " + raw_threads_side.name, medians.back(), threads, false);
+    } else {
+        print_sides(label, runs, medians, true);
+    }
     setup.delete_all(w);
 }
 

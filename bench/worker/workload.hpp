@@ -31,6 +31,11 @@ struct WorkerWorkload {
 // Receives and acks the `count` preloaded jobs (fail_once: see raw_side.cpp).
 Timing raw_run(const WorkerWorkload &w);
 
+// The drain with `concurrency` handler threads fed by one reading thread, as a
+// rabbitmq-c program runs them (raw_threads_side.cpp): the like-for-like baseline of a
+// worker with that many threads.
+Timing raw_threads_run(const WorkerWorkload &w);
+
 // A queuey worker with a no-op handler, from qy_worker_run() until it has acked `count`
 // jobs (fail_once: each job once retried through the hold queue, then acked).
 Timing queuey_run(const WorkerWorkload &w);

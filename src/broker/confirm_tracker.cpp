@@ -1,7 +1,9 @@
 #include "confirm_tracker.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
+#include <vector>
 
 namespace queuey {
 
@@ -54,24 +56,26 @@ template <typename Outcome>
 void ConfirmTracker::settle_through(std::uint64_t tag, bool multiple, Outcome outcome_of) {
     // Take the settled publishes out first: a waiter's complete() then never sees the
     // tracker half-updated.
-    std::deque<Pending> settled;
-    if (multiple) {
-        // AMQP 0-9-1: multiple with tag 0 means every outstanding publish.
-        const auto end = tag == 0 ? outstanding_.end()
-                                  : std::find_if(outstanding_.begin(), outstanding_.end(),
-                                                 [&](const Pending &p) { return p.tag > tag; });
-        std::move(outstanding_.begin(), end, std::back_inserter(settled));
-        outstanding_.erase(outstanding_.begin(), end);
-    } else {
+    if (!multiple) {
         // Tags are increasing, so a binary search finds the one publish; an ack for a tag
         // that is not outstanding (settled already, or never sent) is ignored.
         const auto it =
             std::lower_bound(outstanding_.begin(), outstanding_.end(), tag,
                              [](const Pending &p, std::uint64_t t) { return p.tag < t; });
         if (it == outstanding_.end() || it->tag != tag) return;
-        settled.push_back(std::move(*it));
+        const Pending settled = std::move(*it);
         outstanding_.erase(it);
+        complete(settled.waiter, settled.index, outcome_of(settled));
+        return;
     }
+    // AMQP 0-9-1: multiple with tag 0 means every outstanding publish.
+    const auto end = tag == 0 ? outstanding_.end()
+                              : std::find_if(outstanding_.begin(), outstanding_.end(),
+                                             [&](const Pending &p) { return p.tag > tag; });
+    // A vector: a deque allocates its map and a block even for one.
+    std::vector<Pending> settled(std::make_move_iterator(outstanding_.begin()),
+                                 std::make_move_iterator(end));
+    outstanding_.erase(outstanding_.begin(), end);
     for (const Pending &p : settled) complete(p.waiter, p.index, outcome_of(p));
 }
 

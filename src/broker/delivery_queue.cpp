@@ -1,47 +1,92 @@
 #include "delivery_queue.hpp"
 
+#include <algorithm>
+
 namespace queuey {
 
+DeliveryQueue::Waiter *DeliveryQueue::take_waiter() {
+    if (waiters_.empty()) return nullptr;
+    Waiter *waiter = waiters_.back();
+    waiters_.pop_back();
+    return waiter;
+}
+
 void DeliveryQueue::push(IncomingDelivery delivery) {
+    std::lock_guard lock(mutex_);
+    Waiter *waiter = take_waiter();
+    if (!waiter) return deliveries_.push_back(std::move(delivery));
+    handed_.push_back(waiter->word.address());  // taken while the waiter surely lives
+    waiter->delivery.emplace(std::move(delivery));
+    waiter->word.set(Waiter::handed);
+}
+
+void DeliveryQueue::wake_handed() {
+    std::vector<WakeWord::Address> woken;
     {
         std::lock_guard lock(mutex_);
-        deliveries_.push_back(std::move(delivery));
+        if (handed_.empty()) return;
+        woken.swap(handed_);
     }
-    ready_.notify_one();
+    for (WakeWord::Address where : woken) WakeWord::wake(where);
 }
 
 void DeliveryQueue::fail(const Error &error) {
+    std::vector<WakeWord::Address> woken;
     {
         std::lock_guard lock(mutex_);
         failure_.emplace(error);
         deliveries_.clear();
+        woken.swap(handed_);  // those keep what they were handed
+        for (Waiter *waiter : waiters_) {
+            woken.push_back(waiter->word.address());
+            waiter->word.set(Waiter::failed);
+        }
+        waiters_.clear();
     }
-    ready_.notify_all();
+    for (WakeWord::Address where : woken) WakeWord::wake(where);
 }
 
 std::optional<IncomingDelivery> DeliveryQueue::pop(std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock lock(mutex_);
-    ++waiters_;
-    ready_.wait_until(lock, deadline,
-                      [this] { return !deliveries_.empty() || failure_ || nudged_; });
-    --waiters_;
-    if (failure_) throw *failure_;
-    if (deliveries_.empty()) {
-        nudged_ = false;  // one nudged consumer reads for all
-        return std::nullopt;
+    Waiter waiter;
+    {
+        std::lock_guard lock(mutex_);
+        if (failure_) throw *failure_;
+        if (!deliveries_.empty()) {
+            IncomingDelivery delivery = std::move(deliveries_.front());
+            deliveries_.pop_front();
+            return delivery;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        waiters_.push_back(&waiter);
     }
-    IncomingDelivery delivery = std::move(deliveries_.front());
-    deliveries_.pop_front();
-    return delivery;
+    std::uint32_t ended = waiter.word.wait_while(Waiter::asleep, deadline);
+    if (ended == Waiter::asleep) {  // the deadline: unless a hand-off came meanwhile
+        std::lock_guard lock(mutex_);
+        const auto mine = std::find(waiters_.begin(), waiters_.end(), &waiter);
+        if (mine != waiters_.end()) {
+            waiters_.erase(mine);
+            return std::nullopt;
+        }
+    }
+    // Off waiters_, so whoever took it off sets the word (now or in a moment).
+    ended = waiter.word.wait_while(Waiter::asleep, std::chrono::steady_clock::time_point::max());
+    if (ended == Waiter::failed) {
+        std::lock_guard lock(mutex_);
+        throw *failure_;
+    }
+    return std::move(waiter.delivery);  // nothing when nudged
 }
 
 bool DeliveryQueue::nudge() {
+    Waiter *waiter;
     {
         std::lock_guard lock(mutex_);
-        if (waiters_ <= deliveries_.size()) return false;
-        nudged_ = true;
+        waiter = take_waiter();  // a thread waits only while no delivery does
     }
-    ready_.notify_all();  // those that find a delivery take it; one without is nudged
+    if (!waiter) return false;
+    const WakeWord::Address where = waiter->word.address();
+    waiter->word.set(Waiter::nudged);
+    WakeWord::wake(where);
     return true;
 }
 
@@ -53,7 +98,7 @@ DeliveryQueue::Taking::~Taking() { queue_.takers_.fetch_sub(1); }
 
 bool DeliveryQueue::wants_nudge() {
     std::lock_guard lock(mutex_);
-    return waiters_ > deliveries_.size();
+    return !waiters_.empty();
 }
 
 bool DeliveryQueue::empty() {

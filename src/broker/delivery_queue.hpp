@@ -4,15 +4,16 @@
 
 #include "../error.hpp"
 #include "message_body.hpp"
+#include "wake_word.hpp"
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace queuey {
 
@@ -29,16 +30,21 @@ struct IncomingDelivery {
 
 class DeliveryQueue {
 public:
+    // Hands the delivery to a consumer waiting in pop(), or keeps it for the next pop().
+    // The consumer handed one is woken by wake_handed(): the reader calls it once its
+    // turn's frames are read, so that a consumer woken on its core does not preempt the
+    // reader at each delivery. Until then that consumer wakes at its deadline at most.
     void push(IncomingDelivery delivery);
+    void wake_handed();
     // From now on pop() throws error (the consumer cannot go on: closed, gave up, cancelled).
     void fail(const Error &error);
     // The next delivery, or nothing when the deadline passes first or when nudged: a
     // consumer that waits is asked to read the socket itself (RabbitConnection).
     std::optional<IncomingDelivery> pop(std::chrono::steady_clock::time_point deadline);
-    // Makes a consumer waiting in pop() return, if more wait than there are deliveries
-    // to take; false when none would be left without one.
+    // Makes one consumer waiting in pop() return without a delivery; false when none
+    // waits (a consumer waits only while no delivery does).
     bool nudge();
-    // More consumers wait in pop() than there are deliveries to take.
+    // A consumer waits in pop().
     bool wants_nudge();
 
     // A thread taking deliveries (RabbitConnection::next_delivery) for its lifetime.
@@ -58,12 +64,22 @@ public:
     bool empty();
 
 private:
+    // A thread asleep in pop(), on its own stack. Whoever ends its wait takes it off
+    // waiters_ and sets its word: a push hands it the delivery, so that it returns
+    // without taking the mutex again, and wakes it (a push, in wake_handed).
+    struct Waiter {
+        enum : std::uint32_t { asleep, handed, failed, nudged };
+        WakeWord word{asleep};
+        std::optional<IncomingDelivery> delivery;
+    };
+    // Ends the wait of the thread that waited last (its cache is the warmest).
+    Waiter *take_waiter();
+
     std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<IncomingDelivery> deliveries_;
+    std::deque<IncomingDelivery> deliveries_;  // only while no thread waits
+    std::vector<Waiter *> waiters_;            // only while no delivery waits
+    std::vector<WakeWord::Address> handed_;    // handed a delivery, not woken yet
     std::optional<Error> failure_;
-    std::size_t waiters_ = 0;  // threads in pop()
-    bool nudged_ = false;
     std::atomic<int> takers_{0};
     std::atomic<bool> shared_{false};
 };

@@ -22,6 +22,14 @@ struct OutgoingMessage {
     std::string body;
 };
 
+// A vector of one item moved in: a braced list would copy it (strings and all).
+template <typename T>
+std::vector<T> vector_of_one(T item) {
+    std::vector<T> items;
+    items.push_back(std::move(item));
+    return items;
+}
+
 struct PublishBatch {
     PublishBatch(std::vector<OutgoingMessage> messages,
                  std::chrono::steady_clock::time_point deadline)

@@ -670,6 +670,10 @@ void RabbitConnection::send_acks() {
 }
 
 void RabbitConnection::read_frames() {
+    struct WakeAtEnd {  // also when a read throws: nobody is left handed and asleep
+        RabbitConnection &connection;
+        ~WakeAtEnd() { connection.wake_handed(); }
+    } wake_at_end{*this};
     // rabbitmq-c reads the socket only when its buffer runs dry, and a read that finds
     // nothing costs a recv and a poll: read what is buffered, or what poll saw.
     amqp_frame_t frame;
@@ -679,6 +683,11 @@ void RabbitConnection::read_frames() {
         dispatch(frame);
     }
     session_->release_buffers();
+}
+
+void RabbitConnection::wake_handed() {
+    for (const auto &sink : handed_to_) sink->wake_handed();
+    handed_to_.clear();
 }
 
 void RabbitConnection::dispatch(const amqp_frame_t &frame) {
@@ -735,6 +744,8 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
                 delivery.generation = subscription->generation.load();
                 subscription->unsettled.emplace(delivery.delivery_tag, delivery.message_id);
                 subscription->deliveries->push(std::move(delivery));
+                if (handed_to_.empty() || handed_to_.back() != subscription->deliveries)
+                    handed_to_.push_back(subscription->deliveries);
                 return;
             }
             // A channel being closed: the broker requeues what it sent there.

@@ -323,8 +323,10 @@ private:
     void run();
     void run_commands();
     void send_acks();
+    // Reads a turn's frames; consumers handed a delivery are woken at its end.
     void read_frames();
     void dispatch(const amqp_frame_t &frame);
+    void wake_handed();
     void wait_for_input();
     void on_channel_closed(amqp_channel_t channel, qy_status status, const std::string &text);
     void on_connection_lost(const Error &error);
@@ -369,6 +371,8 @@ private:
     PendingDeclares declares_;                                  // I/O thread only
     std::uint64_t max_message_size_;                            // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
+    // The delivery queues read_frames handed deliveries to in this turn (the reader only).
+    std::vector<std::shared_ptr<DeliveryQueue>> handed_to_;
     std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;    // I/O thread only
     std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set on the I/O thread
     std::string last_error_;

@@ -89,9 +89,10 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
 void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingDelivery &delivery,
                                            const std::string &problem) {
     const std::string &queue = source.config.name;
-    const auto outcomes = backend_.publish_messages({{dead_letter_queue_name(queue),
-                                                      malformed_copy_properties(queue, problem),
-                                                      delivery.body.copy()}});
+    const auto outcomes = backend_.publish_messages(
+        vector_of_one(OutgoingMessage{dead_letter_queue_name(queue),
+                                      malformed_copy_properties(queue, problem),
+                                      delivery.body.copy()}));
     // Without a copy in the dead letters, rejecting drops the body: the spec's choice
     // over a consumer that stalls on it forever.
     const bool copied = outcomes.front().status == QY_OK;
@@ -137,7 +138,8 @@ void RabbitDelivery::settle(Settlement settlement) {
 
 void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds) {
     if (stale()) throw stale_delivery();
-    const auto outcomes = backend_.publish_messages({std::move(successor)}, std::move(holds));
+    const auto outcomes =
+        backend_.publish_messages(vector_of_one(std::move(successor)), std::move(holds));
     // On failure the worker keeps the delivery and tries the settle again later
     // (docs/worker.md, settle failures).
     if (outcomes.front().status != QY_OK)
@@ -165,7 +167,7 @@ void RabbitDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay)
     check_unsettled();
     QueueSpec hold = hold_queue_spec(config_, delay);
     OutgoingMessage successor{hold.name, publish_properties(next), encode_envelope(next)};
-    publish_then_ack(std::move(successor), {std::move(hold)});
+    publish_then_ack(std::move(successor), vector_of_one(std::move(hold)));
 }
 
 void RabbitDelivery::defer(const Envelope &next, std::chrono::nanoseconds delay) {
