@@ -13,11 +13,12 @@ namespace queuey {
 std::optional<IncomingDelivery> RabbitConnection::next_delivery(DeliveryQueue &sink,
                                                                Clock::time_point deadline) {
     const DeliveryQueue::Taking taking(sink);
-    // Each reader would take the lend from the other, and wake with each settle of the
-    // other: several threads are better served by the I/O thread.
-    if (sink.shared()) return sink.pop(deadline);
     constexpr auto now_or_never = Clock::time_point::min();
     for (;;) {
+        // Each reader would take the lend from the other, and wake with each settle of
+        // the other: several threads are better served by the I/O thread. Looked at on
+        // every round: a queue becomes shared while one of its consumers reads.
+        if (sink.shared()) return sink.pop(deadline);
         if (auto delivery = sink.pop(now_or_never)) return delivery;
         const bool read = read_deliveries_while_io_sleeps(sink, deadline);
         if (Clock::now() >= deadline) return sink.pop(now_or_never);
@@ -34,7 +35,9 @@ bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
     if (lend == Lend::refused) return false;
     std::exception_ptr failure;
     try {
-        read_while_lent(deadline, [&] { return !sink.empty(); });
+        // A queue that became shared hands what this one reads to the consumers waiting
+        // on it: this one stops reading, and waits with them.
+        read_while_lent(deadline, [&] { return !sink.empty() || sink.shared(); });
     } catch (...) {
         failure = std::current_exception();
     }

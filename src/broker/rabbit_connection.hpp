@@ -416,9 +416,11 @@ void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
                                          UnderLock under_lock) {
     // rabbitmq-c reads the socket before a publish when nothing came for two heartbeats;
     // frames it buffered then wake no poll, so the I/O thread is woken for them. An I/O
-    // thread that left the socket is woken for whatever is still owed on it.
+    // thread that left the socket is woken for whatever is still owed on it, or to read
+    // for consumers that no longer read themselves (a queue that became shared).
     const bool wake = failure || session_->has_buffered_input() ||
-                      (lend == Lend::to_read && !socket_owes_nothing());
+                      (lend == Lend::to_read && !socket_owes_nothing()) ||
+                      (lend == Lend::to_consume && !socket_owes_only_deliveries());
     // Found while the lend still holds the I/O thread's state; nudged once it is free.
     const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
     {
