@@ -30,7 +30,7 @@ qy_status qy_envelope_dead_letter_properties(const qy_envelope *env, const char 
 void qy_properties_free(qy_properties *props) { delete props; }
 
 const char *qy_properties_content_type(const qy_properties *props) {
-    return props ? props->value.content_type.c_str() : nullptr;
+    return props ? props->value.content_type.data() : nullptr;  // a literal: NUL-terminated
 }
 
 uint8_t qy_properties_delivery_mode(const qy_properties *props) {

@@ -25,7 +25,8 @@ struct AmqpHeader {
 };
 
 struct AmqpProperties {
-    std::string content_type = "application/json";
+    // Always one of queuey's own literals: a view (NUL-terminated), no copy per message.
+    std::string_view content_type = "application/json";
     std::uint8_t delivery_mode = 2;  // persistent
     std::string message_id;
     std::string type;

@@ -35,7 +35,7 @@ amqp_field_value_t field_value(const std::variant<std::uint32_t, std::string> &v
 
 }  // namespace
 
-amqp_bytes_t amqp_bytes_of(const std::string &text) {
+amqp_bytes_t amqp_bytes_of(std::string_view text) {
     // rabbitmq-c never writes through the pointer of bytes it sends.
     return {text.size(), const_cast<char *>(text.data())};
 }

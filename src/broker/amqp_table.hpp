@@ -54,6 +54,6 @@ std::optional<std::int64_t> integer_value(const amqp_field_value_t &field);
 std::optional<std::int64_t> integer_field(const amqp_table_t &table, std::string_view name);
 
 // A borrowed view of a string as AMQP bytes.
-amqp_bytes_t amqp_bytes_of(const std::string &text);
+amqp_bytes_t amqp_bytes_of(std::string_view text);
 
 }  // namespace queuey

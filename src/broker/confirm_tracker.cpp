@@ -18,13 +18,13 @@ void complete(const std::shared_ptr<PublishWaiter> &waiter, std::size_t index,
 
 }  // namespace
 
-std::uint64_t ConfirmTracker::published(std::string message_id,
+std::uint64_t ConfirmTracker::published(std::string_view message_id,
                                         std::shared_ptr<PublishWaiter> waiter, std::size_t index,
-                                        std::string routing_key, std::size_t body_size) {
+                                        std::string_view routing_key, std::size_t body_size) {
     const std::uint64_t tag = next_tag_++;
     outstanding_.push_back(Pending{tag,
-                                   std::move(message_id),
-                                   std::move(routing_key),
+                                   message_id,
+                                   routing_key,
                                    std::move(waiter),
                                    index,
                                    body_size,
@@ -49,7 +49,8 @@ void ConfirmTracker::returned(std::string_view message_id, std::uint16_t reply_c
     it->return_reason += reply_text;
     // The broker's text says nothing of the queue: name it, and what to do about it.
     if (reply_code == no_route_reply_code && !it->routing_key.empty())
-        it->return_reason += ": there is no queue '" + it->routing_key + "' (declare it first)";
+        it->return_reason +=
+            ": there is no queue '" + std::string(it->routing_key) + "' (declare it first)";
 }
 
 template <typename Outcome>
@@ -83,14 +84,14 @@ void ConfirmTracker::acked(std::uint64_t tag, bool multiple) {
     settle_through(tag, multiple, [](const Pending &p) {
         if (!p.returned) return PublishOutcome{QY_OK, {}};
         return PublishOutcome{QY_ERR_UNROUTABLE,
-                              "publish of message " + p.message_id +
+                              "publish of message " + std::string(p.message_id) +
                                   " was returned by the broker: " + p.return_reason};
     });
 }
 
 void ConfirmTracker::nacked(std::uint64_t tag, bool multiple) {
     settle_through(tag, multiple, [](const Pending &p) {
-        return PublishOutcome{QY_ERR_NACKED, "publish of message " + p.message_id +
+        return PublishOutcome{QY_ERR_NACKED, "publish of message " + std::string(p.message_id) +
                                                  " was refused by the broker (basic.nack)"};
     });
 }

@@ -23,9 +23,11 @@ namespace queuey {
 class ConfirmTracker {
 public:
     // A publish that was just written; returns its delivery tag. routing_key: the queue it
-    // was published to ("" matches any return with its id).
-    std::uint64_t published(std::string message_id, std::shared_ptr<PublishWaiter> waiter,
-                            std::size_t index, std::string routing_key = {},
+    // was published to ("" matches any return with its id). Both are views, kept until
+    // the publish is settled: the waiter must keep what they view alive (a batch's waiter
+    // keeps its batch, publish_batch.hpp), so a publish copies no string here.
+    std::uint64_t published(std::string_view message_id, std::shared_ptr<PublishWaiter> waiter,
+                            std::size_t index, std::string_view routing_key = {},
                             std::size_t body_size = 0);
     // basic.return: the earliest outstanding, not yet returned publish with this id (and
     // this routing key, unless either is "").
@@ -50,8 +52,8 @@ public:
 private:
     struct Pending {
         std::uint64_t tag;
-        std::string message_id;
-        std::string routing_key;
+        std::string_view message_id;
+        std::string_view routing_key;
         std::shared_ptr<PublishWaiter> waiter;
         std::size_t index;
         std::size_t body_size;

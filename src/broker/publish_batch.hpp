@@ -22,6 +22,10 @@ struct OutgoingMessage {
     std::string body;
 };
 
+// The hold queues a batch publishes into, declared first unless declared lately: shared,
+// as a consumer keeps each of its holds for every retry into it (consumed_queue.hpp).
+using HoldSpecs = std::vector<std::shared_ptr<const QueueSpec>>;
+
 // A vector of one item moved in: a braced list would copy it (strings and all).
 template <typename T>
 std::vector<T> vector_of_one(T item) {
@@ -52,7 +56,7 @@ struct PublishBatch {
     CommandClaim claim;
     // The hold queues it publishes into: declared before it unless all were declared
     // lately (hold_leases.hpp).
-    std::vector<QueueSpec> holds;
+    HoldSpecs holds;
 };
 
 }  // namespace queuey

@@ -75,14 +75,15 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
     // Hold queues are declared before a held publish (unless declared lately,
     // hold_leases.hpp): the redeclare renews their x-expires lease. One declare per queue
     // in a batch.
-    std::vector<QueueSpec> holds;
+    HoldSpecs holds;
     for (const Envelope *envelope : envelopes) {
         std::string target = envelope->queue;
         if (delay) {
             QueueSpec hold = hold_queue_spec(config_of(envelope->queue), *delay);
             target = hold.name;
-            if (std::find(holds.begin(), holds.end(), hold) == holds.end())
-                holds.push_back(std::move(hold));
+            if (std::none_of(holds.begin(), holds.end(),
+                             [&](const auto &held) { return *held == hold; }))
+                holds.push_back(std::make_shared<const QueueSpec>(std::move(hold)));
         }
         messages.push_back(
             {std::move(target), publish_properties(*envelope), encode_envelope(*envelope)});
@@ -91,7 +92,7 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
 }
 
 std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages,
-                                                            std::vector<QueueSpec> holds) {
+                                                            HoldSpecs holds) {
     if (messages.empty()) return {};
     const auto until = deadline();
     auto batch = std::make_shared<PublishBatch>(std::move(messages), until);

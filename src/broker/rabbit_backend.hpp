@@ -38,7 +38,7 @@ public:
     // Publishes prepared messages and waits for their outcomes (used by settles too),
     // declaring the holds first (see RabbitConnection::publish).
     std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages,
-                                                 std::vector<QueueSpec> holds = {});
+                                                 HoldSpecs holds = {});
     // Publishes and declares; connected with the backend ("NAME (publish)").
     RabbitConnection &publishing() { return publisher_; }
     // Consumes and settles; connected by the first consumer ("NAME (consume)"). Throws

@@ -176,8 +176,7 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
                     "slow); the queue may or may not be declared");
 }
 
-void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch,
-                               std::vector<QueueSpec> declare_first) {
+void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first) {
     // Whoever writes the batch declares its holds first unless they are all fresh then
     // (run_publish).
     batch->holds = std::move(declare_first);
@@ -185,17 +184,17 @@ void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch,
 }
 
 void RabbitConnection::declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
-                                            const std::vector<QueueSpec> &declare_first) {
+                                            const HoldSpecs &declare_first) {
     // Publishes sent before the declare-ok could reach the broker first, on their own
     // channel, and come back unroutable. Once the declares are answered they queue as a
     // command: a broker that blocked publishing meanwhile gets none.
     auto left = std::make_shared<std::size_t>(declare_first.size());
     auto failed = std::make_shared<bool>(false);
     const auto sent_at = Clock::now();  // the lease starts no earlier
-    for (const QueueSpec &spec : declare_first)
-        start_declare(spec, [this, left, failed, batch, spec, sent_at](
-                                PendingDeclares::Result result, const Error *failure) {
-            if (!failure) hold_leases_.renewed(spec, sent_at);
+    for (const std::shared_ptr<const QueueSpec> &spec : declare_first)
+        start_declare(*spec, [this, left, failed, batch, spec, sent_at](
+                                 PendingDeclares::Result result, const Error *failure) {
+            if (!failure) hold_leases_.renewed(*spec, sent_at);
             if (*failed) return;
             if (failure) {
                 *failed = true;  // nothing is published
@@ -215,7 +214,7 @@ void RabbitConnection::run_publish(const std::shared_ptr<PublishBatch> &batch) {
     // round trip either way.
     const auto now = Clock::now();
     if (std::all_of(batch->holds.begin(), batch->holds.end(),
-                    [&](const QueueSpec &spec) { return hold_leases_.fresh(spec, now); }))
+                    [&](const auto &spec) { return hold_leases_.fresh(*spec, now); }))
         return write_publishes(batch);
     declare_then_publish(batch, std::exchange(batch->holds, {}));
 }
@@ -459,11 +458,12 @@ void RabbitConnection::set_aside(const std::shared_ptr<Subscription> &subscripti
          generation = delivery.generation](AmqpSession &session) {
             // A prefetch of 0 is no limit: nothing to make room in.
             if (generation != subscription->generation.load() || subscription->prefetch == 0 ||
-                subscription->cancelled_by_broker || !subscription->unsettled.contains(tag))
+                subscription->cancelled_by_broker || !subscription->settles.unsettled(tag))
                 return;
             const std::size_t half_window = (subscription->prefetch + 1) / 2;
             if (++subscription->set_aside < half_window ||
-                subscription->unsettled.size() >= max_set_aside_windows * subscription->prefetch)
+                subscription->settles.unsettled_count() >=
+                    max_set_aside_windows * subscription->prefetch)
                 return;
             // Deliveries to the old consumer before its cancel-ok are read after it, on
             // the same channel: nothing is lost or redelivered.
@@ -639,34 +639,19 @@ void RabbitConnection::run_settle(const SettleCommand &settle) {
     Subscription &subscription = *settle.subscription;
     // The channel may have been replaced after settle() checked.
     if (settle.generation != subscription.generation.load()) return count_stale_settle();
-    const auto unsettled = subscription.unsettled.find(settle.tag);
-    if (unsettled == subscription.unsettled.end()) return;
-    auto message_id = std::move(unsettled->second);
-    subscription.unsettled.erase(unsettled);
-    if (settle.settlement == Settlement::ack)  // sent by send_acks() at the end of the turn
-        subscription.acks.emplace(settle.tag, std::move(message_id));
-    else
+    // An ack is sent by send_acks() at the end of the turn.
+    const bool ack = settle.settlement == Settlement::ack;
+    if (subscription.settles.settle(settle.tag, ack) && !ack)
         session_->reject(subscription.channel, settle.tag,
                          settle.settlement == Settlement::reject_requeue);
 }
 
 void RabbitConnection::send_acks() {
-    for (const auto &subscription : subscriptions_) {
-        auto &acks = subscription->acks;
-        if (acks.empty()) continue;
-        // Below the lowest unsettled tag every delivery is settled (rejects were sent
-        // already, in order), so one ack(multiple) covers those acks without touching a
-        // job still in progress. Acks above a gap go one by one.
-        const auto &unsettled = subscription->unsettled;
-        const std::uint64_t low = unsettled.empty() ? UINT64_MAX : unsettled.begin()->first;
-        const auto above = acks.lower_bound(low);
-        if (above != acks.begin())
-            session_->ack(subscription->channel, std::prev(above)->first,
-                          /*multiple=*/std::distance(acks.begin(), above) > 1);
-        for (auto it = above; it != acks.end(); ++it)
-            session_->ack(subscription->channel, it->first);
-        acks.clear();  // kept until sent: a connection lost meanwhile hands them back
-    }
+    // Each ack is kept until sent: a connection lost meanwhile hands its job back.
+    for (const auto &subscription : subscriptions_)
+        subscription->settles.send_acks([&](std::uint64_t tag, bool multiple) {
+            session_->ack(subscription->channel, tag, multiple);
+        });
 }
 
 void RabbitConnection::read_frames() {
@@ -742,7 +727,7 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             for (const auto &subscription : subscriptions_) {
                 if (subscription->channel != channel) continue;
                 delivery.generation = subscription->generation.load();
-                subscription->unsettled.emplace(delivery.delivery_tag, delivery.message_id);
+                subscription->settles.delivered(delivery.delivery_tag, delivery.message_id);
                 subscription->deliveries->push(std::move(delivery));
                 if (handed_to_.empty() || handed_to_.back() != subscription->deliveries)
                     handed_to_.push_back(subscription->deliveries);
@@ -1046,11 +1031,8 @@ void RabbitConnection::restore() {
 }
 
 void RabbitConnection::hand_back(Subscription &subscription) {
-    for (const auto &[tag, message_id] : subscription.unsettled)
-        own_redeliveries_.record(message_id);
-    for (const auto &[tag, message_id] : subscription.acks) own_redeliveries_.record(message_id);
-    subscription.unsettled.clear();
-    subscription.acks.clear();
+    subscription.settles.hand_back(
+        [&](const std::string &message_id) { own_redeliveries_.record(message_id); });
 }
 
 amqp_channel_t RabbitConnection::free_channel() const {

@@ -17,6 +17,7 @@
 #include "amqp_failure.hpp"
 #include "amqp_session.hpp"
 #include "amqp_url.hpp"
+#include "channel_settles.hpp"
 #include "command_claim.hpp"
 #include "confirm_tracker.hpp"
 #include "delivery_queue.hpp"
@@ -35,7 +36,6 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -69,11 +69,8 @@ struct Subscription {
     std::shared_ptr<DeliveryQueue> deliveries;
     // Bumped whenever the channel is replaced; a delivery of an older generation is stale.
     std::atomic<std::uint64_t> generation{1};
-    // I/O thread only, each by delivery tag with its message id: the deliveries on the
-    // channel not settled yet, and acks not sent yet. Acks below the lowest unsettled tag
-    // go out as one ack(multiple).
-    std::map<std::uint64_t, std::string> unsettled;
-    std::map<std::uint64_t, std::string> acks;
+    // I/O thread only: the deliveries on the channel not settled yet, and acks not sent yet.
+    ChannelSettles settles;
     // I/O thread only: the broker cancelled the consumer (its queue was deleted, or the
     // node of a classic queue went down), or refused it on a new channel (after a
     // reconnect; the channel is closed then). After a cancel the channel stays open, so that the
@@ -166,7 +163,7 @@ public:
     // declare_first is declared (not remembered) first, and the publishes are written once
     // the broker has answered them all: a hold queue's lease then starts as late as it
     // can. When one of those declares fails, every message fails with its error, unsent.
-    void publish(std::shared_ptr<PublishBatch> batch, std::vector<QueueSpec> declare_first = {});
+    void publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first = {});
 
     // Opens a channel with basic.qos(prefetch) and consumes queue; deliveries arrive in
     // sink. Throws Error.
@@ -257,7 +254,7 @@ private:
     void run_settle(const SettleCommand &settle);
     // Declares the hold queues, then queues the batch once the broker answered them all.
     void declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
-                              const std::vector<QueueSpec> &declare_first);
+                              const HoldSpecs &declare_first);
     // Writes the batch's publishes if its holds are fresh (hold_leases.hpp), or declares
     // them first.
     void run_publish(const std::shared_ptr<PublishBatch> &batch);

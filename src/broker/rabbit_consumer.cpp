@@ -35,7 +35,8 @@ RabbitConsumer::RabbitConsumer(RabbitBackend &backend, const std::vector<QueueCo
         for (const QueueConfig &config : queues) {
             const auto deadline = std::chrono::steady_clock::now() + backend.publish_timeout();
             sources_.push_back(
-                {config, connection_.consume(config.name, config.prefetch, deliveries_, deadline)});
+                {std::make_shared<const ConsumedQueue>(config),
+                 connection_.consume(config.name, config.prefetch, deliveries_, deadline)});
         }
     } catch (...) {
         cancel_all();
@@ -76,7 +77,7 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
                 std::chrono::steady_clock::now() + backend_.publish_timeout());
         try {
             Envelope envelope = decode_envelope(delivery->body.view());
-            return std::make_unique<RabbitDelivery>(backend_, connection_, source.config,
+            return std::make_unique<RabbitDelivery>(backend_, connection_, source.queue,
                                                     source.subscription, std::move(*delivery),
                                                     std::move(envelope));
         } catch (const Error &error) {
@@ -88,7 +89,7 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
 
 void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingDelivery &delivery,
                                            const std::string &problem) {
-    const std::string &queue = source.config.name;
+    const std::string &queue = source.queue->config().name;
     const auto outcomes = backend_.publish_messages(
         vector_of_one(OutgoingMessage{dead_letter_queue_name(queue),
                                       malformed_copy_properties(queue, problem),
@@ -104,12 +105,12 @@ void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingD
 }
 
 RabbitDelivery::RabbitDelivery(RabbitBackend &backend, RabbitConnection &connection,
-                               const QueueConfig &config,
+                               std::shared_ptr<const ConsumedQueue> queue,
                                std::shared_ptr<Subscription> subscription,
                                IncomingDelivery delivery, Envelope envelope)
     : backend_(backend),
       connection_(connection),
-      config_(config),
+      queue_(std::move(queue)),
       subscription_(std::move(subscription)),
       delivery_(std::move(delivery)),
       envelope_(std::move(envelope)),
@@ -136,7 +137,7 @@ void RabbitDelivery::settle(Settlement settlement) {
     settled_ = true;
 }
 
-void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds) {
+void RabbitDelivery::publish_then_ack(OutgoingMessage successor, HoldSpecs holds) {
     if (stale()) throw stale_delivery();
     const auto outcomes =
         backend_.publish_messages(vector_of_one(std::move(successor)), std::move(holds));
@@ -148,7 +149,7 @@ void RabbitDelivery::publish_then_ack(OutgoingMessage successor, std::vector<Que
 }
 
 std::optional<std::uint32_t> RabbitDelivery::returns_counted() const {
-    if (config_.type != QueueType::quorum) return std::nullopt;
+    if (queue_->config().type != QueueType::quorum) return std::nullopt;
     return delivery_.returns;
 }
 
@@ -165,8 +166,8 @@ void RabbitDelivery::ack() {
 
 void RabbitDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay) {
     check_unsettled();
-    QueueSpec hold = hold_queue_spec(config_, delay);
-    OutgoingMessage successor{hold.name, publish_properties(next), encode_envelope(next)};
+    std::shared_ptr<const QueueSpec> hold = queue_->hold_for(delay);
+    OutgoingMessage successor{hold->name, publish_properties(next), encode_envelope(next)};
     publish_then_ack(std::move(successor), vector_of_one(std::move(hold)));
 }
 
@@ -185,7 +186,8 @@ void RabbitDelivery::requeue_lost(std::uint32_t lost_runs) {
     } done{connection, delivery_.message_id};
     // The body as it came: the same job, byte for byte.
     publish_then_ack(
-        {config_.name, lost_run_properties(envelope_, lost_runs), delivery_.body.copy()});
+        {queue_->config().name, lost_run_properties(envelope_, lost_runs),
+         delivery_.body.copy()});
     try {
         connection.flush_acks(std::chrono::steady_clock::now() + backend_.publish_timeout());
     } catch (const Error &) {
@@ -196,7 +198,7 @@ void RabbitDelivery::requeue_lost(std::uint32_t lost_runs) {
 
 void RabbitDelivery::dead_letter(const DeadLetterCause &cause) {
     check_unsettled();
-    publish_then_ack({dead_letter_queue_name(config_.name),
+    publish_then_ack({dead_letter_queue_name(queue_->config().name),
                       dead_letter_properties(envelope_, cause), encode_envelope(envelope_)});
 }
 

@@ -3,6 +3,7 @@
 
 #include "../backend.hpp"
 
+#include "consumed_queue.hpp"
 #include "rabbit_connection.hpp"
 
 #include <atomic>
@@ -25,7 +26,7 @@ public:
 
 private:
     struct Source {
-        QueueConfig config;
+        std::shared_ptr<const ConsumedQueue> queue;
         std::shared_ptr<Subscription> subscription;
     };
     const Source &source_of(const IncomingDelivery &delivery) const;
@@ -45,7 +46,8 @@ private:
 
 class RabbitDelivery final : public Delivery {
 public:
-    RabbitDelivery(RabbitBackend &backend, RabbitConnection &connection, const QueueConfig &config,
+    RabbitDelivery(RabbitBackend &backend, RabbitConnection &connection,
+                   std::shared_ptr<const ConsumedQueue> queue,
                    std::shared_ptr<Subscription> subscription, IncomingDelivery delivery,
                    Envelope envelope);
     // An unsettled delivery goes back to its queue; its redelivery counts as a lost run
@@ -53,7 +55,7 @@ public:
     ~RabbitDelivery() override;
 
     const Envelope &envelope() const override { return envelope_; }
-    const QueueConfig &queue() const override { return config_; }
+    const QueueConfig &queue() const override { return queue_->config(); }
     bool redelivered() const override { return possibly_started_; }
     std::uint32_t lost_runs() const override { return delivery_.lost_runs; }
     std::optional<std::uint32_t> returns_counted() const override;
@@ -73,12 +75,12 @@ private:
     // then acks; a failed publish leaves the delivery unsettled and throws. A stale
     // delivery throws QY_ERR_STALE_DELIVERY before it publishes anything: its job comes
     // back anyway, and a successor would double it.
-    void publish_then_ack(OutgoingMessage successor, std::vector<QueueSpec> holds = {});
+    void publish_then_ack(OutgoingMessage successor, HoldSpecs holds = {});
     void settle(Settlement settlement);
 
     RabbitBackend &backend_;
     RabbitConnection &connection_;  // the one it came on
-    const QueueConfig config_;      // a copy: a delivery may outlive its consumer
+    const std::shared_ptr<const ConsumedQueue> queue_;  // shared: it may outlive its consumer
     std::shared_ptr<Subscription> subscription_;
     IncomingDelivery delivery_;
     Envelope envelope_;
