@@ -13,10 +13,10 @@ void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
         completed_[index] = true;
         outcomes_[index] = std::move(outcome);
         if (--pending_ != 0) return;
+        finished_.set(1);
     }
-    // Notified unlocked, so that the waiter does not wake into a held mutex. Whoever
-    // calls complete() holds a shared_ptr to this waiter, so it outlives the wait.
-    done_.notify_all();
+    // Whoever calls complete() holds a shared_ptr to this waiter, so it outlives the wait.
+    WakeWord::wake(finished_.address());
 }
 
 std::vector<PublishOutcome> PublishWaiter::outcomes_or(const PublishOutcome &pending) {
@@ -28,14 +28,11 @@ std::vector<PublishOutcome> PublishWaiter::outcomes_or(const PublishOutcome &pen
 }
 
 bool PublishWaiter::wait_until(std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock lock(mutex_);
-    // The predicate form re-checks after every (possibly spurious) wakeup.
-    return done_.wait_until(lock, deadline, [this] { return pending_ == 0; });
+    // The outcomes were written under the mutex before the word was set: its acquire
+    // load makes them visible here.
+    return finished_.wait_while(0, deadline) == 1;
 }
 
-bool PublishWaiter::finished() {
-    std::lock_guard lock(mutex_);
-    return pending_ == 0;
-}
+bool PublishWaiter::finished() { return finished_.load() == 1; }
 
 }  // namespace queuey

@@ -1,11 +1,14 @@
 // The caller's side of one or more publishes handed to the I/O thread: it waits here
 // while the I/O thread fills in each publish's outcome as confirms and returns arrive.
+// The caller sleeps on a wake word, not a condition variable: it wakes without taking a
+// mutex back (which would cost the confirm's reader a futex call per publish).
 #pragma once
 
 #include <queuey/queuey.h>
 
+#include "wake_word.hpp"
+
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -21,7 +24,10 @@ struct PublishOutcome {
 class PublishWaiter {
 public:
     explicit PublishWaiter(std::size_t publishes)
-        : outcomes_(publishes), completed_(publishes, false), pending_(publishes) {}
+        : finished_(publishes == 0 ? 1 : 0),
+          outcomes_(publishes),
+          completed_(publishes, false),
+          pending_(publishes) {}
 
     // Called once per index by the I/O thread.
     void complete(std::size_t index, PublishOutcome outcome);
@@ -36,7 +42,7 @@ public:
 
 private:
     std::mutex mutex_;
-    std::condition_variable done_;
+    WakeWord finished_;  // 1 once every publish has its outcome
     std::vector<PublishOutcome> outcomes_;
     std::vector<bool> completed_;
     std::size_t pending_;
