@@ -5,6 +5,7 @@
 namespace queuey {
 
 void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
+    bool asleep = false;
     {
         std::lock_guard lock(mutex_);
         // Each index completes once: a repeated or out-of-range call must not release the
@@ -13,10 +14,10 @@ void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
         completed_[index] = true;
         outcomes_[index] = std::move(outcome);
         if (--pending_ != 0) return;
-        finished_.set(1);
+        asleep = state_.exchange(all_in) == caller_may_sleep;
     }
     // Whoever calls complete() holds a shared_ptr to this waiter, so it outlives the wait.
-    WakeWord::wake(finished_.address());
+    if (asleep) WakeWord::wake(state_.address());
 }
 
 std::vector<PublishOutcome> PublishWaiter::outcomes_or(const PublishOutcome &pending) {
@@ -29,10 +30,12 @@ std::vector<PublishOutcome> PublishWaiter::outcomes_or(const PublishOutcome &pen
 
 bool PublishWaiter::wait_until(std::chrono::steady_clock::time_point deadline) {
     // The outcomes were written under the mutex before the word was set: its acquire
-    // load makes them visible here.
-    return finished_.wait_while(0, deadline) == 1;
+    // load makes them visible here. Marked first, so that the last complete() wakes it.
+    if (state_.load() == all_in) return true;
+    state_.compare_exchange(outcomes_pending, caller_may_sleep);  // or a wait before marked it
+    return state_.wait_while(caller_may_sleep, deadline) == all_in;
 }
 
-bool PublishWaiter::finished() { return finished_.load() == 1; }
+bool PublishWaiter::finished() { return state_.load() == all_in; }
 
 }  // namespace queuey

@@ -1,7 +1,8 @@
 // The caller's side of one or more publishes handed to the I/O thread: it waits here
 // while the I/O thread fills in each publish's outcome as confirms and returns arrive.
 // The caller sleeps on a wake word, not a condition variable: it wakes without taking a
-// mutex back (which would cost the confirm's reader a futex call per publish).
+// mutex back (which would cost the confirm's reader a futex call per publish), and a
+// caller that reads its own confirms is never woken (no futex call at all).
 #pragma once
 
 #include <queuey/queuey.h>
@@ -24,7 +25,7 @@ struct PublishOutcome {
 class PublishWaiter {
 public:
     explicit PublishWaiter(std::size_t publishes)
-        : finished_(publishes == 0 ? 1 : 0),
+        : state_(publishes == 0 ? all_in : outcomes_pending),
           outcomes_(publishes),
           completed_(publishes, false),
           pending_(publishes) {}
@@ -42,7 +43,10 @@ public:
 
 private:
     std::mutex mutex_;
-    WakeWord finished_;  // 1 once every publish has its outcome
+    // outcomes_pending, then caller_may_sleep once the caller may sleep on it, all_in
+    // once every publish has its outcome.
+    enum : std::uint32_t { outcomes_pending = 0, all_in = 1, caller_may_sleep = 2 };
+    WakeWord state_;
     std::vector<PublishOutcome> outcomes_;
     std::vector<bool> completed_;
     std::size_t pending_;

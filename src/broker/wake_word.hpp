@@ -23,6 +23,14 @@ public:
     std::uint32_t load() const { return value_.load(std::memory_order_acquire); }
     // Publishes what was written before it to the thread that loads the new value.
     void set(std::uint32_t value) { value_.store(value, std::memory_order_release); }
+    // Sets value and returns the word before (as set() publishes, and as load() sees).
+    std::uint32_t exchange(std::uint32_t value) {
+        return value_.exchange(value, std::memory_order_acq_rel);
+    }
+    // Sets desired if the word holds expected; returns whether it did.
+    bool compare_exchange(std::uint32_t expected, std::uint32_t desired) {
+        return value_.compare_exchange_strong(expected, desired, std::memory_order_acq_rel);
+    }
     // Sleeps while the word holds `unchanged` (a changed word returns at once), until a
     // wake or the deadline; returns the word as it is then.
     std::uint32_t wait_while(std::uint32_t unchanged,
