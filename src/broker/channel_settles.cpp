@@ -6,10 +6,6 @@ namespace queuey {
 
 namespace {
 
-// Behind a delivery left unsettled, settled entries are kept up to this many beyond
-// what the channel owes before they are swept.
-constexpr std::size_t sweep_slack = 64;
-
 // The entry of tag in entries (sorted by tag), or nullptr.
 template <typename Entries>
 auto *entry_of(Entries &entries, std::uint64_t tag) {

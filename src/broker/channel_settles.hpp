@@ -20,7 +20,11 @@ public:
     void delivered(std::uint64_t tag, std::string message_id);
     bool unsettled(std::uint64_t tag) const;
     std::size_t unsettled_count() const { return unsettled_; }
-    // Entries held, settled ones included: at most twice what the channel owes, plus 64.
+    // Behind a delivery left unsettled, settled entries are kept up to this many beyond
+    // what the channel owes before they are swept.
+    static constexpr std::size_t sweep_slack = 64;
+    // Entries held, settled ones included: at most twice what the channel owes, plus
+    // sweep_slack.
     std::size_t held() const { return entries_.size(); }
     // Settles an unsettled delivery (false for any other tag): an ack waits for
     // send_acks, a reject is settled by the caller on the wire at once.
