@@ -5,7 +5,9 @@
 // After the run it prints one line per case, from the median CPU time of 5 repetitions:
 //   bench NAME: VALUE ns/envelope (RATIO x rapidjson-dom)
 // NAME is encode, decode or encode+decode (decode, then encode the result) of /seed (the
-// golden seed body) or /payload4k (the same envelope with a 4096-byte payload). The
+// golden seed body), /payload4k (the same envelope with a 4096-byte payload of application
+// data) or /string1m (with a 1 MiB payload that is one JSON string, the payload of the
+// broker and worker benchmarks' --payload-bytes 1048576). The
 // baseline for encode is Writer<StringBuffer> of the DOM, for decode Document::Parse.
 // Google Benchmark flags (--benchmark_filter, ...) work as usual.
 #include "envelope_codec.hpp"
@@ -79,7 +81,7 @@ struct Input {
 // parsed as numbers, since kParseNumbersAsStringsFlag would make the DOM write strings.
 constexpr unsigned baseline_flags = rapidjson::kParseValidateEncodingFlag;
 
-Input inputs[] = {{"seed", {}, {}, {}}, {"payload4k", {}, {}, {}}};
+Input inputs[] = {{"seed", {}, {}, {}}, {"payload4k", {}, {}, {}}, {"string1m", {}, {}, {}}};
 
 void set_rate(benchmark::State &state) {
     state.SetItemsProcessed(state.iterations());
@@ -176,11 +178,14 @@ const Case cases[] = {
 }  // namespace
 
 int main(int argc, char **argv) {
-    Input &seed = inputs[0], &big = inputs[1];
+    Input &seed = inputs[0], &big = inputs[1], &string1m = inputs[2];
     seed.body = read_file(QUEUEY_VECTORS_DIR "/bodies/seed.json");
     queuey::Envelope with_big_payload = queuey::decode_envelope(seed.body);
     with_big_payload.payload = queuey::compact_json_value(make_payload(4096), "payload");
     big.body = queuey::encode_envelope(with_big_payload);
+    queuey::Envelope with_string = with_big_payload;
+    with_string.payload = '"' + std::string((1u << 20) - 2, 'x') + '"';
+    string1m.body = queuey::encode_envelope(with_string);
     for (Input &in : inputs) {
         in.envelope = queuey::decode_envelope(in.body);
         if (in.dom.Parse<baseline_flags>(in.body.data(), in.body.size()).HasParseError())
@@ -205,8 +210,10 @@ int main(int argc, char **argv) {
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
 
-    std::printf("\n# bodies: seed %zu bytes, payload4k %zu bytes (a %zu-byte payload)\n",
-                seed.body.size(), big.body.size(), with_big_payload.payload.size());
+    std::printf(
+        "\n# bodies: seed %zu bytes, payload4k %zu bytes (a %zu-byte payload), string1m %zu "
+        "bytes\n",
+        seed.body.size(), big.body.size(), with_big_payload.payload.size(), string1m.body.size());
     for (const Input &in : inputs)
         for (const Case &c : cases) {
             const std::string suffix = std::string(c.operation) + "/" + in.name;

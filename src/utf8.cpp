@@ -6,14 +6,27 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace queuey {
 
 bool is_valid_utf8(std::string_view text) {
     const char *at = text.data();
     const char *const end = at + text.size();
     for (;;) {
-        // Most text is ASCII: skip it eight bytes at a time, then byte by byte, and again
-        // after every other character.
+        // Most text is ASCII: skip it 64 bytes at a time where SSE2 is, then eight, then
+        // byte by byte, and again after every other character.
+#if defined(__SSE2__)
+        for (; end - at >= 64; at += 64) {
+            const auto *block = reinterpret_cast<const __m128i *>(at);
+            const __m128i any = _mm_or_si128(
+                _mm_or_si128(_mm_loadu_si128(block), _mm_loadu_si128(block + 1)),
+                _mm_or_si128(_mm_loadu_si128(block + 2), _mm_loadu_si128(block + 3)));
+            if (_mm_movemask_epi8(any) != 0) break;
+        }
+#endif
         for (std::uint64_t word; end - at >= 8; at += 8) {
             std::memcpy(&word, at, 8);
             if (word & 0x8080808080808080u) break;

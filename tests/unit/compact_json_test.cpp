@@ -73,5 +73,25 @@ TEST(CompactJson, StringsWithoutEscapesOnRequest) {
     EXPECT_EQ(compact_string_end(escaped.data(), escaped_end, false), nullptr);
 }
 
+// The scan goes 16 or 8 bytes at a time, then byte by byte: a byte that ends or spoils a
+// string is found at every offset, and bytes from 0x80 up are plain text.
+TEST(CompactJson, FindsEachSpecialByteAtEveryOffset) {
+    for (std::size_t offset = 0; offset < 70; ++offset) {
+        std::string text = '"' + std::string(offset, 'x') + '"' + std::string(40, 'y');
+        const char *end = text.data() + text.size();
+        EXPECT_EQ(compact_string_end(text.data(), end, false), text.data() + offset + 2) << offset;
+        for (const char spoiler : {'\x01', '\x1f', '\\'}) {
+            text[offset + 1] = spoiler;
+            EXPECT_EQ(compact_string_end(text.data(), end, false), nullptr)
+                << offset << " " << int(spoiler);
+            text[offset + 1] = '"';
+        }
+        const std::string high = '"' + std::string(offset, '\x80') + "\xff\x20\x7f\"";
+        EXPECT_EQ(compact_string_end(high.data(), high.data() + high.size(), false),
+                  high.data() + high.size())
+            << offset;
+    }
+}
+
 }  // namespace
 }  // namespace queuey

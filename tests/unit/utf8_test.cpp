@@ -37,5 +37,16 @@ TEST(Utf8, ValidatesStrictly) {
     EXPECT_FALSE(is_valid_utf8("\xc3"));              // cut short
 }
 
+// ASCII is skipped 64 or 8 bytes at a time, then byte by byte: a bad byte is found at
+// every offset, and a good character there is accepted.
+TEST(Utf8, ChecksEveryOffsetOfLongText) {
+    for (std::size_t offset = 0; offset < 140; ++offset) {
+        std::string text = repeat("a", static_cast<int>(offset)) + "\xc3\xa9" + repeat("b", 70);
+        EXPECT_TRUE(is_valid_utf8(text)) << offset;
+        text[offset] = '\xff';
+        EXPECT_FALSE(is_valid_utf8(text)) << offset;
+    }
+}
+
 }  // namespace
 }  // namespace queuey
