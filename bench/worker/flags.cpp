@@ -17,7 +17,7 @@ const char usage[] =
     "preloaded untimed.\n"
     "  worker_drain_c1, worker_drain_c2: a worker with concurrency 1 (2) acks N jobs, timed\n"
     "    from qy_worker_run() to the N-th ack. Raw: basic.consume with the same prefetch,\n"
-    "    basic.ack each delivery. worker_drain_c2 (untagged) also runs raw_threads, its\n"
+    "    basic.ack each delivery. worker_drain_c2 also runs raw_threads (every shape), its\n"
     "    like-for-like line: one thread reads and acks, two handler threads take each\n"
     "    delivery from it and hand it back (raw_threads_side.cpp).\n"
     "  worker_retry_once: every job fails its first attempt (fixed retry policy, 0 ms delay,\n"

@@ -96,9 +96,9 @@ void run_benchmark(Setup &setup, const std::vector<const Contender *> &sides,
                      flags.shape};
     const std::string label = flags.label(benchmark.name);
     std::vector<const Contender *> contenders = sides;
-    // Only untagged (the main worker lines): the shape tables read the others.
+    // Every drain with two threads, tagged or not: raw_threads is its like-for-like line.
     const bool threads_too = benchmark.concurrency > 1 && !benchmark.fail_once &&
-                             label == benchmark.name && flags.runs_side(raw_threads_side.name);
+                             flags.runs_side(raw_threads_side.name);
     if (threads_too) contenders.push_back(&raw_threads_side);
     std::vector<Side> runs;
     for (const Contender *side : contenders)
