@@ -348,7 +348,12 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
     const BasicProperties properties(props);
     if (frames_publishes_) {
         const std::size_t before = outgoing_.size();
-        if (append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true, properties.get(),
+        // Its frames take at least the body: a body the room cannot take is not copied into
+        // them only to be cut out again (a megabyte body, most often).
+        const std::size_t at_least = before + body.size();
+        if (at_least > outgoing_room_) outgoing_room_ = room_to_write(at_least);
+        if (at_least <= outgoing_room_ &&
+            append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true, properties.get(),
                                   body, static_cast<std::size_t>(amqp_get_frame_max(state_)))) {
             if (outgoing_.size() <= outgoing_room_) return;
             outgoing_room_ = room_to_write(outgoing_.size());
