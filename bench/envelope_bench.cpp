@@ -102,7 +102,7 @@ void queuey_encode(benchmark::State &state, const Input *in) {
 void queuey_decode(benchmark::State &state, const Input *in) {
     for (auto _ : state) {
         queuey::Envelope env = queuey::decode_envelope(in->body);
-        benchmark::DoNotOptimize(env.payload.data());
+        benchmark::DoNotOptimize(env.payload.c_str());
     }
     set_rate(state);
 }

@@ -1,6 +1,8 @@
 // The envelope: one job as it travels on a queue, and the transitions between deliveries.
 #pragma once
 
+#include "payload.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,7 +19,7 @@ struct Envelope {
     std::uint32_t deferrals = 0;
     std::uint8_t priority = 0;
     std::optional<std::string> correlation_id;
-    std::string payload;  // one JSON value, compact
+    Payload payload;  // one JSON value, compact
 
     // A first-attempt envelope with a fresh v4 job id, enqueued now. The payload is any
     // JSON text; it is validated and stored in compact form.

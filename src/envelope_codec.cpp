@@ -48,7 +48,7 @@ void encode_envelope(const Envelope &env, std::string &out) {
         append_json_string(out, *env.correlation_id);
     }
     out += R"(,"payload":)";
-    out += env.payload;
+    out += env.payload.view();
     out += '}';
 }
 
@@ -62,6 +62,13 @@ Envelope decode_envelope(std::string_view body) {
     if (EnvelopeReader fields; read_compact_envelope(body, fields)) return fields.take_envelope();
     // Any other form, and every error.
     return decode_envelope_by_reader(body);
+}
+
+Envelope decode_envelope_sharing(std::shared_ptr<char> body, std::size_t size) {
+    const std::string_view text(body.get(), size);
+    if (EnvelopeReader fields(body); read_compact_envelope(text, fields))
+        return fields.take_envelope();
+    return decode_envelope_by_reader(text);
 }
 
 Envelope decode_envelope_by_reader(std::string_view body) {

@@ -4,6 +4,8 @@
 
 #include "envelope.hpp"
 
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,10 @@ std::string encode_envelope(const Envelope &env);
 // A body already in the compact form (compact_json.hpp) takes a fast path that keeps the
 // payload as the slice of the body it is.
 Envelope decode_envelope(std::string_view body);
+// The same for a body of size bytes that the envelope may then share: a payload in the
+// compact form stays in it, terminated in place (the byte after it becomes a NUL), so the
+// body is no longer the message that came.
+Envelope decode_envelope_sharing(std::shared_ptr<char> body, std::size_t size);
 
 // Validates that json is exactly one JSON value and returns it in compact form, with key
 // order and number digits unchanged. Throws Error(QY_ERR_BAD_JSON, field) otherwise.

@@ -113,6 +113,13 @@ Envelope EnvelopeReader::take_envelope() {
         if (!optional && !(seen_ & (1u << i)))
             throw Error(QY_ERR_BAD_ENVELOPE, std::string(field_names[i]), "missing required field");
     }
+    if (payload_slice_.data() != nullptr) {
+        // The byte after the payload (the comma or brace that ended it) is read no more.
+        const auto end = static_cast<std::size_t>(payload_slice_.data() - shared_body_.get()) +
+                         payload_slice_.size();
+        shared_body_.get()[end] = '\0';
+        envelope_.payload = Payload::shared(std::move(shared_body_), payload_slice_);
+    }
     return std::move(envelope_);
 }
 

@@ -10,6 +10,7 @@
 #include "unsigned_field.hpp"
 #include "utf8.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +23,13 @@ namespace queuey {
 // returns false stops the parse with the error it recorded.
 class EnvelopeReader : public NumbersAsTextHandler {
 public:
-    EnvelopeReader() : payload_writer_(envelope_.payload), payload_forwarder_(payload_writer_) {}
+    EnvelopeReader()
+        : payload_writer_(envelope_.payload.writable()), payload_forwarder_(payload_writer_) {}
+    // Reads a body that the payload may then share (decode_envelope_sharing): a payload in
+    // the compact form is kept as its slice of body, which take_envelope() terminates.
+    explicit EnvelopeReader(std::shared_ptr<char> body) : EnvelopeReader() {
+        shared_body_ = std::move(body);
+    }
 
     bool Null() {
         if (in_payload()) return payload_forwarder_.Null() && value_done();
@@ -91,7 +98,12 @@ public:
     // That value in one piece instead of as events, when it is already valid JSON in the
     // compact form the encoder writes: a payload keeps these very bytes.
     bool compact_value(std::string_view json) {
-        if (field_ == Field::payload) envelope_.payload.assign(json);
+        if (field_ == Field::payload) {
+            if (shared_body_)
+                payload_slice_ = json;  // terminated once the whole body is read
+            else
+                envelope_.payload.writable().assign(json);
+        }
         return value_done();
     }
 
@@ -102,7 +114,8 @@ public:
     // Key() for that name, when the key was found to be it.
     bool next_field_key();
 
-    // Throws Error(QY_ERR_BAD_ENVELOPE) naming the first missing required field.
+    // Throws Error(QY_ERR_BAD_ENVELOPE) naming the first missing required field. A payload
+    // kept as its slice of a shared body gets a NUL written after it there.
     Envelope take_envelope();
 
     // The field whose value was being read when the parse stopped, "body" between fields.
@@ -165,6 +178,8 @@ private:
     bool fail(const std::string &message);
 
     Envelope envelope_;
+    std::shared_ptr<char> shared_body_;  // set: a compact payload stays in this body
+    std::string_view payload_slice_;     // that payload, inside shared_body_
     JsonWriter payload_writer_;
     JsonForwarder payload_forwarder_;
     std::optional<Error> error_;

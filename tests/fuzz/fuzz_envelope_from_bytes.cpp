@@ -2,12 +2,16 @@
 // trip: its encoding decodes to the same envelope and encodes to the same bytes again.
 // queuey::Error is the only way decoding may refuse input; anything else is a bug. The
 // compact form's fast path must agree with RapidJSON's reader: the same envelope, or the
-// same error.
+// same error; so must a decode that shares the body, which leaves the body as it came
+// unless its payload stays in it.
 #include "envelope_codec.hpp"
 #include "error.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +43,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const std::string_view body(reinterpret_cast<const char *>(data), size);
     const Outcome first = outcome_of(queuey::decode_envelope, body);
     if (!(first == outcome_of(queuey::decode_envelope_by_reader, body))) __builtin_trap();
+    std::shared_ptr<char> shared(new char[size + 1], std::default_delete<char[]>());
+    if (size > 0) std::memcpy(shared.get(), data, size);
+    const Outcome sharing = outcome_of(
+        [&](std::string_view) { return queuey::decode_envelope_sharing(shared, size); }, body);
+    if (!(sharing == first)) __builtin_trap();
+    const std::less<const char *> before;  // a total order, also across buffers
+    const bool payload_kept = sharing.envelope &&
+                              !before(sharing.envelope->payload.c_str(), shared.get()) &&
+                              before(sharing.envelope->payload.c_str(), shared.get() + size);
+    if (!payload_kept && size > 0 && std::memcmp(shared.get(), data, size) != 0) __builtin_trap();
     if (!first.envelope) return 0;  // refused, as it should be for malformed input
     try {
         // Our own output must always be accepted, and be canonical.

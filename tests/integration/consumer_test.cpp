@@ -354,10 +354,16 @@ TEST_F(Consuming, LargeJobsOnTwoConsumersAtOnceArriveIntact) {
         for (int i = 0; i < per_queue; ++i) {
             auto delivery = consumer->next(10s);
             if (!delivery) break;
-            const auto expected = payloads.find(delivery->envelope().job_id);
-            if (expected != payloads.end() && expected->second == delivery->envelope().payload)
-                ++intact;
+            // A copy of the envelope outlives its delivery: a big payload shares the body
+            // it came in, NUL-terminated there.
+            const queuey::Envelope envelope = delivery->envelope();
             delivery->ack();
+            delivery.reset();
+            const auto expected = payloads.find(envelope.job_id);
+            const queuey::Payload &payload = envelope.payload;
+            if (expected != payloads.end() && expected->second == payload &&
+                payload.c_str()[payload.size()] == '\0')
+                ++intact;
         }
         return intact;
     };

@@ -229,7 +229,7 @@ void Runs::record(const queuey::Job &job) {
     {
         std::lock_guard lock(mutex_);
         runs_.push_back({env.job_id, env.job_type, env.attempt, env.deferrals, env.priority,
-                         env.payload, std::chrono::steady_clock::now()});
+                         std::string(env.payload.view()), std::chrono::steady_clock::now()});
     }
     changed_.notify_all();
 }
