@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const std::string_view body(reinterpret_cast<const char *>(data), size);
     const Outcome first = outcome_of(queuey::decode_envelope, body);
     if (!(first == outcome_of(queuey::decode_envelope_by_reader, body))) __builtin_trap();
-    std::shared_ptr<char> shared(new char[size + 1], std::default_delete<char[]>());
+    std::shared_ptr<char> shared(new char[size], std::default_delete<char[]>());
     if (size > 0) std::memcpy(shared.get(), data, size);
     const Outcome sharing = outcome_of(
         [&](std::string_view) { return queuey::decode_envelope_sharing(shared, size); }, body);
