@@ -8,6 +8,9 @@
 #include "json_writer.hpp"
 #include "utf8.hpp"
 
+#include <charconv>
+#include <cstring>
+
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 
@@ -23,31 +26,52 @@ std::string parse_error_message(rapidjson::ParseErrorCode code, std::size_t offs
                 : rapidjson::GetParseError_En(code));
 }
 
+// The field names and punctuation are fixed: copied as they are, not escaped each time.
+constexpr std::string_view job_id_key = R"({"job_id":)", job_type_key = R"(,"job_type":)",
+                           queue_key = R"(,"queue":)", attempt_key = R"(,"attempt":)",
+                           enqueued_at_key = R"(,"enqueued_at_ms":)",
+                           deferrals_key = R"(,"deferrals":)", priority_key = R"(,"priority":)",
+                           correlation_id_key = R"(,"correlation_id":)",
+                           payload_key = R"(,"payload":)";
+constexpr std::size_t max_decimal_digits = 20;  // of a 64-bit unsigned number
+
+char *put(char *at, std::string_view text) {
+    std::memcpy(at, text.data(), text.size());
+    return at + text.size();
+}
+
+char *put_decimal(char *at, std::uint64_t value) {
+    return std::to_chars(at, at + max_decimal_digits, value).ptr;
+}
+
 }  // namespace
 
 void encode_envelope(const Envelope &env, std::string &out) {
-    out.reserve(out.size() + 160 + env.job_type.size() + env.queue.size() + env.payload.size() +
-                (env.correlation_id ? env.correlation_id->size() : 0));
-    // The field names and punctuation are fixed: appended as literals, not escaped each time.
-    out += R"({"job_id":)";
-    append_json_string(out, env.job_id);
-    out += R"(,"job_type":)";
-    append_json_string(out, env.job_type);
-    out += R"(,"queue":)";
-    append_json_string(out, env.queue);
-    out += R"(,"attempt":)";
-    append_json_unsigned(out, env.attempt);
-    out += R"(,"enqueued_at_ms":)";
-    append_json_unsigned(out, env.enqueued_at_ms);
-    out += R"(,"deferrals":)";
-    append_json_unsigned(out, env.deferrals);
-    out += R"(,"priority":)";
-    append_json_unsigned(out, env.priority);
-    if (env.correlation_id) {
-        out += R"(,"correlation_id":)";
-        append_json_string(out, *env.correlation_id);
-    }
-    out += R"(,"payload":)";
+    // Everything before the payload is written in place, sized once (its numbers at their
+    // longest): a call per appended piece cost more than its bytes.
+    const std::size_t head_room =
+        job_id_key.size() + json_string_size(env.job_id) + job_type_key.size() +
+        json_string_size(env.job_type) + queue_key.size() + json_string_size(env.queue) +
+        attempt_key.size() + enqueued_at_key.size() + deferrals_key.size() +
+        priority_key.size() + 4 * max_decimal_digits +
+        (env.correlation_id ? correlation_id_key.size() + json_string_size(*env.correlation_id)
+                            : 0) +
+        payload_key.size();
+    const std::size_t start = out.size();
+    out.reserve(start + head_room + env.payload.size() + 1);
+    out.resize(start + head_room);
+    char *at = out.data() + start;
+    at = write_json_string(put(at, job_id_key), env.job_id);
+    at = write_json_string(put(at, job_type_key), env.job_type);
+    at = write_json_string(put(at, queue_key), env.queue);
+    at = put_decimal(put(at, attempt_key), env.attempt);
+    at = put_decimal(put(at, enqueued_at_key), env.enqueued_at_ms);
+    at = put_decimal(put(at, deferrals_key), env.deferrals);
+    at = put_decimal(put(at, priority_key), env.priority);
+    if (env.correlation_id)
+        at = write_json_string(put(at, correlation_id_key), *env.correlation_id);
+    at = put(at, payload_key);
+    out.resize(static_cast<std::size_t>(at - out.data()));
     out += env.payload.view();
     out += '}';
 }

@@ -2,42 +2,70 @@
 
 #include "json_plain_bytes.hpp"
 
-#include <charconv>
+#include <cstring>
 
 namespace queuey {
 
-void append_json_string(std::string &out, std::string_view text) {
-    static constexpr char hex[] = "0123456789abcdef";
-    out.push_back('"');
-    const char *at = text.data();
-    const char *const end = at + text.size();
-    for (;;) {
-        const char *special = skip_json_plain_bytes(at, end);
-        out.append(at, static_cast<std::size_t>(special - at));
-        if (special == end) break;
-        at = special + 1;
-        const auto byte = static_cast<unsigned char>(*special);
-        out.push_back('\\');
-        switch (byte) {
-            case '"': out.push_back('"'); break;
-            case '\\': out.push_back('\\'); break;
-            case '\b': out.push_back('b'); break;
-            case '\f': out.push_back('f'); break;
-            case '\n': out.push_back('n'); break;
-            case '\r': out.push_back('r'); break;
-            case '\t': out.push_back('t'); break;
-            default:
-                out.append("u00");
-                out.push_back(hex[byte >> 4]);
-                out.push_back(hex[byte & 0xF]);
-        }
+namespace {
+
+// The bytes of a JSON string that serde_json writes as a two-byte escape; every other
+// byte that is not plain takes six (\u00XX).
+char short_escape(unsigned char byte) {
+    switch (byte) {
+        case '"': return '"';
+        case '\\': return '\\';
+        case '\b': return 'b';
+        case '\f': return 'f';
+        case '\n': return 'n';
+        case '\r': return 'r';
+        case '\t': return 't';
+        default: return 0;
     }
-    out.push_back('"');
 }
 
-void append_json_unsigned(std::string &out, std::uint64_t value) {
-    char digits[20];
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}  // namespace
+
+std::size_t json_string_size(std::string_view text) {
+    std::size_t size = text.size() + 2;
+    const char *const end = text.data() + text.size();
+    for (const char *at = skip_json_plain_bytes(text.data(), end); at != end;
+         at = skip_json_plain_bytes(at + 1, end))
+        size += short_escape(static_cast<unsigned char>(*at)) != 0 ? 1 : 5;
+    return size;
+}
+
+char *write_json_string(char *at, std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    *at++ = '"';
+    const char *from = text.data();
+    const char *const end = from + text.size();
+    for (;;) {
+        const char *special = skip_json_plain_bytes(from, end);
+        if (special != from) {  // memcpy takes no null pointer, even for no bytes
+            std::memcpy(at, from, static_cast<std::size_t>(special - from));
+            at += special - from;
+        }
+        if (special == end) break;
+        from = special + 1;
+        const auto byte = static_cast<unsigned char>(*special);
+        *at++ = '\\';
+        if (const char escape = short_escape(byte)) {
+            *at++ = escape;
+            continue;
+        }
+        std::memcpy(at, "u00", 3);
+        at[3] = hex[byte >> 4];
+        at[4] = hex[byte & 0xF];
+        at += 5;
+    }
+    *at++ = '"';
+    return at;
+}
+
+void append_json_string(std::string &out, std::string_view text) {
+    const std::size_t start = out.size();
+    out.resize(start + json_string_size(text));
+    write_json_string(out.data() + start, text);
 }
 
 void JsonWriter::before_value() {

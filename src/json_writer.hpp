@@ -2,6 +2,7 @@
 // queuey and one written by the Rust implementation are the same for the same envelope.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,7 +36,10 @@ private:
 
 // Appends `text` as a JSON string literal (quotes included) with serde_json's escaping.
 void append_json_string(std::string &out, std::string_view text);
-// Appends value in decimal.
-void append_json_unsigned(std::string &out, std::uint64_t value);
+// The size of `text` as a JSON string literal, as write_json_string writes it.
+std::size_t json_string_size(std::string_view text);
+// Writes `text` as a JSON string literal at `at`, which has room for json_string_size(text)
+// bytes; returns one past it. For a writer that sizes its output once (encode_envelope).
+char *write_json_string(char *at, std::string_view text);
 
 }  // namespace queuey

@@ -20,6 +20,22 @@ TEST(JsonString, EscapesLikeSerdeJson) {
     EXPECT_EQ(escaped("/\x7f\xc3\xa9"), "\"/\x7f\xc3\xa9\"");
 }
 
+TEST(JsonString, WritesInPlaceExactlyItsSize) {
+    const std::pair<std::string_view, std::string_view> cases[] = {
+        {std::string_view(), R"("")"},
+        {"plain", R"("plain")"},
+        {"q\"b\\\n", R"("q\"b\\\n")"},
+        {std::string_view("\x00\x1f\x7f", 3), "\"\\u0000\\u001f\x7f\""},
+        {"\xc3\xa9\t", "\"\xc3\xa9\\t\""},
+    };
+    for (const auto &[text, literal] : cases) {
+        EXPECT_EQ(json_string_size(text), literal.size()) << literal;
+        std::string written(literal.size() + 1, '#');  // a byte past it stays as it was
+        EXPECT_EQ(write_json_string(written.data(), text), written.data() + literal.size());
+        EXPECT_EQ(written, std::string(literal) + "#");
+    }
+}
+
 TEST(JsonWriter, WritesCompactNestedValues) {
     std::string out;
     JsonWriter writer(out);
