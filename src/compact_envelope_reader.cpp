@@ -35,15 +35,18 @@ const char *read_key(const char *at, const char *end, EnvelopeReader &fields) {
 const char *read_member_value(const char *at, const char *end, EnvelopeReader &fields) {
     if (at == end) return nullptr;
     if (fields.reading_opaque_value()) {
-        const char *value_end = compact_value_end(at, end);
+        bool non_ascii = false;
+        const char *value_end = compact_value_end(at, end, non_ascii);
         if (value_end == nullptr) return nullptr;
         const std::string_view text(at, value_end - at);
-        return is_valid_utf8(text) && fields.compact_value(text) ? value_end : nullptr;
+        return (!non_ascii || is_valid_utf8(text)) && fields.compact_value(text) ? value_end
+                                                                                 : nullptr;
     }
     // A field's string is scanned once, refused with an escape: then its text is not its
     // value, and RapidJSON decodes that.
+    bool non_ascii = false;  // unused: a field that is a string goes to fields.String
     const char *value_end =
-        *at == '"' ? compact_string_end(at, end, false) : compact_value_end(at, end);
+        *at == '"' ? compact_string_end(at, end, false) : compact_value_end(at, end, non_ascii);
     if (value_end == nullptr) return nullptr;
     bool read = false;
     switch (*at) {

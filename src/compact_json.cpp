@@ -81,34 +81,12 @@ const char *literal_end(const char *at, const char *end, const char *literal) {
     return at + length;
 }
 
-const char *scalar_end(const char *at, const char *end) {
-    switch (*at) {
-        case '"': return compact_string_end(at, end);
-        case 't': return literal_end(at, end, "true");
-        case 'f': return literal_end(at, end, "false");
-        case 'n': return literal_end(at, end, "null");
-        default: return number_end(at, end);
-    }
-}
-
-// One past the object member's key and colon that start at `at`.
-const char *member_value_start(const char *at, const char *end) {
-    at = compact_string_end(at, end);
-    if (at == nullptr || at == end || *at != ':') return nullptr;
-    return at + 1;
-}
-
-}  // namespace
-
-bool is_compact_json(std::string_view json) {
-    const char *end = json.data() + json.size();
-    return !json.empty() && compact_value_end(json.data(), end) == end && is_valid_utf8(json);
-}
-
-const char *compact_string_end(const char *at, const char *end, bool escapes_allowed) {
+// One past the string that starts at `at` (its opening quote); notes a byte of 0x80 or
+// above in non_ascii.
+const char *string_end(const char *at, const char *end, bool escapes_allowed, bool &non_ascii) {
     if (at == end || *at != '"') return nullptr;
     for (++at; at != end;) {
-        at = skip_json_plain_bytes(at, end);
+        at = skip_json_plain_bytes(at, end, non_ascii);
         if (at == end) break;
         const auto byte = static_cast<unsigned char>(*at);
         if (byte == '"') return at + 1;
@@ -119,7 +97,38 @@ const char *compact_string_end(const char *at, const char *end, bool escapes_all
     return nullptr;
 }
 
-const char *compact_value_end(const char *at, const char *end) {
+const char *scalar_end(const char *at, const char *end, bool &non_ascii) {
+    switch (*at) {
+        case '"': return string_end(at, end, true, non_ascii);
+        case 't': return literal_end(at, end, "true");
+        case 'f': return literal_end(at, end, "false");
+        case 'n': return literal_end(at, end, "null");
+        default: return number_end(at, end);
+    }
+}
+
+// One past the object member's key and colon that start at `at`.
+const char *member_value_start(const char *at, const char *end, bool &non_ascii) {
+    at = string_end(at, end, true, non_ascii);
+    if (at == nullptr || at == end || *at != ':') return nullptr;
+    return at + 1;
+}
+
+}  // namespace
+
+bool is_compact_json(std::string_view json) {
+    const char *end = json.data() + json.size();
+    bool non_ascii = false;
+    return !json.empty() && compact_value_end(json.data(), end, non_ascii) == end &&
+           (!non_ascii || is_valid_utf8(json));
+}
+
+const char *compact_string_end(const char *at, const char *end, bool escapes_allowed) {
+    bool non_ascii = false;
+    return string_end(at, end, escapes_allowed, non_ascii);
+}
+
+const char *compact_value_end(const char *at, const char *end, bool &non_ascii) {
     // Bit i is set when the container at depth i + 1 (counted from the innermost) is an
     // object: enough to check every comma, colon and closing bracket without recursion.
     std::uint64_t object_levels = 0;
@@ -135,10 +144,11 @@ const char *compact_value_end(const char *at, const char *end) {
             object_levels = object_levels << 1 | (first == '{' ? 1u : 0u);
             const bool empty = at != end && *at == (first == '{' ? '}' : ']');
             if (!empty) {
-                if (first == '{' && (at = member_value_start(at, end)) == nullptr) return nullptr;
+                if (first == '{' && (at = member_value_start(at, end, non_ascii)) == nullptr)
+                    return nullptr;
                 continue;
             }
-        } else if ((at = scalar_end(at, end)) == nullptr) {
+        } else if ((at = scalar_end(at, end, non_ascii)) == nullptr) {
             return nullptr;
         }
         // A value is complete (or a container was opened empty): close the containers
@@ -153,7 +163,8 @@ const char *compact_value_end(const char *at, const char *end) {
                 object_levels >>= 1;
             } else if (*at == ',') {
                 ++at;
-                if (in_object && (at = member_value_start(at, end)) == nullptr) return nullptr;
+                if (in_object && (at = member_value_start(at, end, non_ascii)) == nullptr)
+                    return nullptr;
                 break;
             } else {
                 return nullptr;

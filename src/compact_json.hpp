@@ -21,7 +21,9 @@ bool is_compact_json(std::string_view json);
 const char *compact_string_end(const char *at, const char *end, bool escapes_allowed = true);
 
 // One past the JSON value (any type) that starts at `at`, or nullptr when there is none
-// in the compact form, or when it is nested deeper than 64 levels.
-const char *compact_value_end(const char *at, const char *end);
+// in the compact form, or when it is nested deeper than 64 levels. In the same pass it
+// sets non_ascii when a byte of the value may be 0x80 or above (maybe for ASCII, never
+// missing another): a value that leaves it unset is ASCII and needs no UTF-8 check.
+const char *compact_value_end(const char *at, const char *end, bool &non_ascii);
 
 }  // namespace queuey

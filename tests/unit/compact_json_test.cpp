@@ -93,5 +93,34 @@ TEST(CompactJson, FindsEachSpecialByteAtEveryOffset) {
     }
 }
 
+// UTF-8 is checked only for a value with a byte from 0x80 up, noted while scanning: such a
+// byte is noted at every offset of a key or a string, ASCII alone never is, and invalid
+// UTF-8 at any offset is still refused.
+TEST(CompactJson, NotesBytesAboveAsciiAtEveryOffset) {
+    for (std::size_t offset = 0; offset < 70; ++offset) {
+        const std::string before(offset, 'x'), after(40, 'y');
+        for (const std::string &json :
+             {R"({"k":[1,")" + before + '"' + R"(,true],")" + after + R"(":null})",
+              R"({")" + before + after + R"(":")" + before + R"("})"}) {
+            bool non_ascii = false;
+            EXPECT_EQ(compact_value_end(json.data(), json.data() + json.size(), non_ascii),
+                      json.data() + json.size());
+            EXPECT_FALSE(non_ascii) << json;
+        }
+        for (const std::string &json : {'"' + before + "\xc3\xa9" + after + '"',
+                                        R"({")" + before + "\xc3\xa9" + R"(":1})",
+                                        "[\"" + after + "\",\"" + before + "\xc3\xa9\"]"}) {
+            bool non_ascii = false;
+            EXPECT_EQ(compact_value_end(json.data(), json.data() + json.size(), non_ascii),
+                      json.data() + json.size());
+            EXPECT_TRUE(non_ascii) << json;
+            EXPECT_TRUE(is_compact_json(json)) << json;
+            std::string spoiled = json;
+            spoiled[spoiled.find('\xa9')] = '\xff';
+            EXPECT_FALSE(is_compact_json(spoiled)) << spoiled;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace queuey
