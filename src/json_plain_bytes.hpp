@@ -13,7 +13,22 @@
 #include <emmintrin.h>
 #endif
 
+// Long strings go 32 bytes at a time where the CPU has AVX2 (checked once, at run time):
+// a megabyte payload's scan is most of what decoding it costs.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define QUEUEY_AVX2_SCAN 1
+#else
+#define QUEUEY_AVX2_SCAN 0
+#endif
+
 namespace queuey {
+
+#if QUEUEY_AVX2_SCAN
+bool cpu_has_avx2();
+// Skips the 32-byte blocks of plain bytes from `at`: the block with a special byte, or
+// the last fewer than 32 bytes, is left to the caller. Notes bytes from 0x80 up.
+const char *skip_plain_blocks_avx2(const char *at, const char *end, bool &non_ascii);
+#endif
 
 inline constexpr std::array<bool, 256> json_plain_bytes = [] {
     std::array<bool, 256> plain{};
@@ -26,6 +41,11 @@ inline constexpr std::array<bool, 256> json_plain_bytes = [] {
 // one), so that a caller checks UTF-8 only where there is more than ASCII.
 template <bool noting_non_ascii>
 const char *scan_json_plain_bytes(const char *at, const char *end, bool &non_ascii) {
+#if QUEUEY_AVX2_SCAN
+    // Not for a short string, which would pay the call and the check for nothing.
+    constexpr std::ptrdiff_t long_string = 256;
+    if (end - at >= long_string && cpu_has_avx2()) at = skip_plain_blocks_avx2(at, end, non_ascii);
+#endif
 #if defined(__SSE2__)
     const __m128i max_control = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'),
                   backslash = _mm_set1_epi8('\\');
