@@ -1,18 +1,17 @@
 #include "json_plain_bytes.hpp"
 
-#if QUEUEY_AVX2_SCAN
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#endif
 
 namespace queuey {
 
-bool cpu_has_avx2() {
-    static const bool has = __builtin_cpu_supports("avx2");
-    return has;
-}
+#if defined(__x86_64__) && defined(__GNUC__)
 
-__attribute__((target("avx2"))) const char *skip_plain_blocks_avx2(const char *at,
-                                                                    const char *end,
-                                                                    bool &non_ascii) {
+namespace {
+
+__attribute__((target("avx2"))) const char *skip_blocks(const char *at, const char *end,
+                                                       bool &non_ascii) {
     // '"' and the bytes below 0x20 in one test: with bit 1 flipped, '"' (0x22) becomes
     // 0x20, the others stay below it, and no other byte reaches 0x20 or below.
     const __m256i flip = _mm256_set1_epi8(0x02), max_control_or_quote = _mm256_set1_epi8(0x20),
@@ -31,5 +30,17 @@ __attribute__((target("avx2"))) const char *skip_plain_blocks_avx2(const char *a
     return at;
 }
 
-}  // namespace queuey
+}  // namespace
+
+const char *skip_plain_blocks_avx2(const char *at, const char *end, bool &non_ascii) {
+    static const bool has_avx2 = __builtin_cpu_supports("avx2");
+    return has_avx2 ? skip_blocks(at, end, non_ascii) : at;
+}
+
+#else
+
+const char *skip_plain_blocks_avx2(const char *at, const char *, bool &) { return at; }
+
 #endif
+
+}  // namespace queuey

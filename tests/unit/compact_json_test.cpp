@@ -94,6 +94,23 @@ TEST(CompactJson, FindsEachSpecialByteAtEveryOffset) {
     }
 }
 
+// A backslash is found at every offset too, also where the string goes on after it: an
+// escape the encoder does not write is refused, an escaped quote does not end the string.
+TEST(CompactJson, FindsEachEscapeAtEveryOffset) {
+    for (std::size_t offset = 0; offset < 330; ++offset) {
+        const std::string before(offset, 'x'), after(40, 'y');
+        const std::string bad_escape = '"' + before + "\\q" + after + '"';
+        EXPECT_EQ(compact_string_end(bad_escape.data(), bad_escape.data() + bad_escape.size()),
+                  nullptr)
+            << offset;
+        const std::string escaped_quote = '"' + before + "\\\"" + after + '"';
+        EXPECT_EQ(
+            compact_string_end(escaped_quote.data(), escaped_quote.data() + escaped_quote.size()),
+            escaped_quote.data() + escaped_quote.size())
+            << offset;
+    }
+}
+
 // UTF-8 is checked only for a value with a byte from 0x80 up, noted while scanning: such a
 // byte is noted at every offset of a key or a string, ASCII alone never is, and invalid
 // UTF-8 at any offset is still refused.
