@@ -157,13 +157,18 @@ bool AmqpSession::has_buffered_input() const {
 }
 
 bool AmqpSession::writes_at_once(std::size_t bytes) const {
-    // Kept for the publishes that follow at once: one measure per lend, not two.
-    outgoing_room_ = room_to_write(outgoing_.size() + bytes);
-    return outgoing_room_ >= outgoing_.size() + bytes;
+    const std::size_t wanted = outgoing_.size() + bytes;
+    return receive_deadline_.recent() && room_for(wanted) >= wanted;
 }
 
+std::size_t AmqpSession::room_for(std::size_t wanted) const {
+    if (room_ < wanted) room_ = room_to_write(wanted);
+    return room_;
+}
+
+void AmqpSession::spend_room(std::size_t bytes) { room_ = bytes < room_ ? room_ - bytes : 0; }
+
 std::size_t AmqpSession::room_to_write(std::size_t wanted) const {
-    if (!receive_deadline_.recent()) return 0;
     const int fd = socket_fd();
     int unsent = 0;  // written and not yet acknowledged by the peer
     if (::ioctl(fd, SIOCOUTQ, &unsent) != 0) return 0;
@@ -196,6 +201,8 @@ void AmqpSession::flush_publishes() {
         if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             // Rare (the room was measured): wait as rabbitmq-c waits, without a limit of
             // its own; the socket's TCP_USER_TIMEOUT fails a broker that stopped reading.
+            // The bound was wrong then: it is measured again next time.
+            forget_room();
             pollfd socket{fd, POLLOUT, 0};
             if (::poll(&socket, 1, -1) >= 0 || errno == EINTR) continue;
         }
@@ -204,8 +211,8 @@ void AmqpSession::flush_publishes() {
         outgoing_.clear();
         throw ConnectionLost(QY_ERR_CONNECTION, "writing publishes to " + server_ + ": " + why);
     }
+    spend_room(outgoing_.size());
     outgoing_.clear();
-    outgoing_room_ = 0;  // measured again before the next publish
     // A batch of big bodies leaves a big buffer: give it back rather than keep it.
     if (outgoing_.capacity() > max_kept_outgoing) outgoing_.shrink_to_fit();
 }
@@ -225,6 +232,7 @@ void AmqpSession::check_status(int status, std::string_view doing) {
 template <typename Call>
 void AmqpSession::rpc(amqp_channel_t channel, std::string_view doing, Call call) {
     const auto started = ReceiveDeadline::Clock::now();
+    forget_room();
     call();
     check_reply(amqp_get_rpc_reply(state_), channel, doing);
     receive_deadline_.received_after(started);  // the reply came after the request
@@ -268,6 +276,7 @@ void AmqpSession::open_channel(amqp_channel_t channel) {
 }
 
 void AmqpSession::close_channel(amqp_channel_t channel) {
+    forget_room();
     check_reply(amqp_channel_close(state_, channel, AMQP_REPLY_SUCCESS), channel,
                 "closing channel " + std::to_string(channel));
 }
@@ -322,6 +331,7 @@ void AmqpSession::send_declare(amqp_channel_t channel, const QueueSpec &spec) {
     declare.queue = amqp_bytes_of(spec.name);
     declare.durable = spec.durable ? 1 : 0;
     declare.arguments = arguments.table();
+    forget_room();
     check_status(amqp_send_method(state_, channel, AMQP_QUEUE_DECLARE_METHOD, &declare),
                  "declaring queue '" + spec.name + "'");
 }
@@ -346,18 +356,16 @@ void AmqpSession::cancel_consumer(amqp_channel_t channel, const std::string &con
 void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                           const AmqpProperties &props, std::string_view body) {
     const BasicProperties properties(props);
-    if (frames_publishes_) {
+    // Kept publishes go out together: the receive deadline is checked for the first.
+    if (frames_publishes_ && (!outgoing_.empty() || receive_deadline_.recent())) {
         const std::size_t before = outgoing_.size();
         // Its frames take at least the body: a body the room cannot take is not copied into
         // them only to be cut out again (a megabyte body, most often).
         const std::size_t at_least = before + body.size();
-        if (at_least > outgoing_room_) outgoing_room_ = room_to_write(at_least);
-        if (at_least <= outgoing_room_ &&
+        if (room_for(at_least) >= at_least &&
             append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true, properties.get(),
                                   body, static_cast<std::size_t>(amqp_get_frame_max(state_)))) {
-            if (outgoing_.size() <= outgoing_room_) return;
-            outgoing_room_ = room_to_write(outgoing_.size());
-            if (outgoing_.size() <= outgoing_room_) return;
+            if (room_for(outgoing_.size()) >= outgoing_.size()) return;
             outgoing_.resize(before);  // would wait for room: amqp_basic_publish sends it
         }
         flush_publishes();  // the publishes before it go first
@@ -371,6 +379,7 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                                  "writing a publish to queue '" +
                                  queue + "'");
     }
+    forget_room();
     const int status =
         amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
                            /*mandatory=*/1, /*immediate=*/0, &properties.get(), body_bytes);
@@ -379,17 +388,20 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
 }
 
 void AmqpSession::ack(amqp_channel_t channel, std::uint64_t delivery_tag, bool multiple) {
+    spend_room(small_write_most);
     check_status(amqp_basic_ack(state_, channel, delivery_tag, multiple ? 1 : 0),
                  "acknowledging a delivery");
 }
 
 void AmqpSession::reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue) {
+    spend_room(small_write_most);
     check_status(amqp_basic_reject(state_, channel, delivery_tag, requeue ? 1 : 0),
                  "rejecting a delivery");
 }
 
 void AmqpSession::confirm_channel_closed(amqp_channel_t channel) {
     amqp_channel_close_ok_t close_ok{};
+    spend_room(small_write_most);
     check_status(amqp_send_method(state_, channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &close_ok),
                  "confirming a channel close");
 }
@@ -410,6 +422,7 @@ bool AmqpSession::next_frame(amqp_frame_t &frame) {
     if (!std::exchange(input_seen_, false) && !has_buffered_input())
         receive_deadline_.before_read();
     timeval immediately{0, 0};
+    spend_room(small_write_most);  // a heartbeat, if one is due
     const int status = amqp_simple_wait_frame_noblock(state_, &frame, &immediately);
     if (status == AMQP_STATUS_TIMEOUT) return false;
     if (status != AMQP_STATUS_OK) check_status(status, "reading from " + server_);
@@ -418,6 +431,7 @@ bool AmqpSession::next_frame(amqp_frame_t &frame) {
 
 amqp_message_t AmqpSession::read_content(amqp_channel_t channel) {
     amqp_message_t message{};
+    spend_room(small_write_most);  // a heartbeat, if one is due
     check_reply(amqp_read_message(state_, channel, &message, 0), channel, "reading a message");
     return message;
 }

@@ -96,12 +96,21 @@ private:
     void rpc(amqp_channel_t channel, std::string_view doing, Call call);
     void check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, std::string_view doing);
     void check_status(int status, std::string_view doing);
-    // What the socket takes now without waiting (see writes_at_once), counting from
-    // SIOCOUTQ; SO_SNDBUF is read again when that falls short of wanted.
+    // At least what the socket takes now without waiting: room_ if that covers wanted,
+    // else measured again (room_to_write).
+    std::size_t room_for(std::size_t wanted) const;
+    // What the socket takes now without waiting, counting from SIOCOUTQ; SO_SNDBUF is
+    // read again when that falls short of wanted.
     std::size_t room_to_write(std::size_t wanted) const;
+    // Takes a write of at most `bytes` from room_, or all of it (a write not sized here).
+    void spend_room(std::size_t bytes);
+    void forget_room() { room_ = 0; }
 
     // A flushed buffer above this size is given back (a batch of big bodies).
     static constexpr std::size_t max_kept_outgoing = 1 << 20;
+    // The most an ack, a reject or a heartbeat that rabbitmq-c sends while reading takes
+    // of the socket's room: the frame (21 bytes at most) and a TLS record's own bytes.
+    static constexpr std::size_t small_write_most = 64;
 
     amqp_connection_state_t state_;
     std::string server_;                // the redacted URL, for messages
@@ -111,7 +120,10 @@ private:
     mutable int send_buffer_ = 0;       // SO_SNDBUF as last read (writes_at_once)
     bool frames_publishes_ = false;     // plain TCP: publish() frames into outgoing_
     std::string outgoing_;              // publishes framed and not yet written
-    mutable std::size_t outgoing_room_ = 0;  // what the socket took at once when measured
+    // A lower bound of what the socket takes at once: measured, less every byte written
+    // since (the peer's acks only add room, and the kernel never shrinks SO_SNDBUF by
+    // itself), so that most writes need no SIOCOUTQ of their own. 0: not known.
+    mutable std::size_t room_ = 0;
 };
 
 }  // namespace queuey
