@@ -355,7 +355,6 @@ void AmqpSession::cancel_consumer(amqp_channel_t channel, const std::string &con
 
 void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                           const AmqpProperties &props, std::string_view body) {
-    const BasicProperties properties(props);
     // Kept publishes go out together: the receive deadline is checked for the first.
     if (frames_publishes_ && (!outgoing_.empty() || receive_deadline_.recent())) {
         const std::size_t before = outgoing_.size();
@@ -363,8 +362,8 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
         // them only to be cut out again (a megabyte body, most often).
         const std::size_t at_least = before + body.size();
         if (room_for(at_least) >= at_least &&
-            append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true, properties.get(),
-                                  body, static_cast<std::size_t>(amqp_get_frame_max(state_)))) {
+            append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true, props, body,
+                                  static_cast<std::size_t>(amqp_get_frame_max(state_)))) {
             if (room_for(outgoing_.size()) >= outgoing_.size()) return;
             outgoing_.resize(before);  // would wait for room: amqp_basic_publish sends it
         }
@@ -380,6 +379,7 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                                  queue + "'");
     }
     forget_room();
+    const BasicProperties properties(props);
     const int status =
         amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
                            /*mandatory=*/1, /*immediate=*/0, &properties.get(), body_bytes);

@@ -3,6 +3,8 @@
 #include <amqp_framing.h>
 
 #include <cstdint>
+#include <cstring>
+#include <variant>
 
 namespace queuey {
 
@@ -11,100 +13,136 @@ namespace {
 // AMQP 0-9-1 general frame: type (1 byte), channel (2), payload size (4), payload, end.
 constexpr std::size_t frame_header_size = 7;
 constexpr char frame_end = static_cast<char>(AMQP_FRAME_END);
+// The properties every queuey publish carries (BasicProperties sets the same flags).
+constexpr std::uint16_t property_flags =
+    AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_HEADERS_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
+    AMQP_BASIC_PRIORITY_FLAG | AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_TYPE_FLAG;
 
-void put_big_endian(std::string &out, std::size_t at, std::uint64_t value, int bytes) {
-    for (int i = bytes - 1; i >= 0; --i, value >>= 8) out[at + i] = static_cast<char>(value & 0xff);
+char *put_big_endian(char *at, std::uint64_t value, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i, value >>= 8) at[i] = static_cast<char>(value & 0xff);
+    return at + bytes;
 }
 
-// Starts a frame; returns where its payload begins.
-std::size_t open_frame(std::string &out, std::uint8_t type, amqp_channel_t channel) {
-    const std::size_t start = out.size();
-    out.resize(start + frame_header_size);
-    out[start] = static_cast<char>(type);
-    put_big_endian(out, start + 1, channel, 2);
-    return start + frame_header_size;
+char *put_bytes(char *at, std::string_view text) {
+    std::memcpy(at, text.data(), text.size());
+    return at + text.size();
 }
 
-// Ends the frame whose payload began at payload_start and runs to the end of out.
-void close_frame(std::string &out, std::size_t payload_start) {
-    put_big_endian(out, payload_start - 4, out.size() - payload_start, 4);
-    out += frame_end;
+// A short string: its length in one byte. The caller checked that it fits (fits_short).
+char *put_short_string(char *at, std::string_view text) {
+    *at++ = static_cast<char>(text.size());
+    return put_bytes(at, text);
 }
 
-// Lets encode (a rabbitmq-c encoder: the encoded length, or < 0 when it does not fit)
-// write into up to room bytes at the end of out, and keeps what it wrote.
-template <typename Encode>
-bool append_encoded(std::string &out, std::size_t room, Encode encode) {
-    const std::size_t at = out.size();
-    out.resize(at + room);
-    const int written = encode(amqp_bytes_t{room, out.data() + at});
-    if (written < 0) return false;
-    out.resize(at + static_cast<std::size_t>(written));
-    return true;
-}
+bool fits_short(std::string_view text) { return text.size() <= 255; }
 
-std::size_t table_size_bound(const amqp_table_t &table) {
-    std::size_t size = 4;  // the table's length
-    for (int i = 0; i < table.num_entries; ++i) {
-        const amqp_table_entry_t &entry = table.entries[i];
-        // key, type byte, and the value: at most 8 bytes, or a long string with its length
-        size += 1 + entry.key.len + 1 + 8;
-        if (entry.value.kind == AMQP_FIELD_KIND_UTF8 || entry.value.kind == AMQP_FIELD_KIND_BYTES)
-            size += entry.value.value.bytes.len;
+// The headers table: its length, then per header its name, a type byte and the value
+// ('i': 32-bit unsigned, 'S': long string), as rabbitmq-c encodes those kinds.
+char *put_headers(char *at, const std::vector<AmqpHeader> &headers) {
+    char *const length_at = at;
+    at += 4;
+    for (const AmqpHeader &header : headers) {
+        at = put_short_string(at, header.name);
+        if (const auto *number = std::get_if<std::uint32_t>(&header.value)) {
+            *at++ = static_cast<char>(AMQP_FIELD_KIND_U32);
+            at = put_big_endian(at, *number, 4);
+        } else {
+            const std::string &text = std::get<std::string>(header.value);
+            *at++ = static_cast<char>(AMQP_FIELD_KIND_UTF8);
+            at = put_bytes(put_big_endian(at, text.size(), 4), text);
+        }
     }
-    return size;
+    put_big_endian(length_at, static_cast<std::size_t>(at - length_at - 4), 4);
+    return at;
 }
 
-// Room enough for queuey's properties: short strings, two bytes and the headers table.
-std::size_t properties_size_bound(const amqp_basic_properties_t &p) {
-    return 16 + p.content_type.len + p.message_id.len + p.type.len + p.correlation_id.len +
-           ((p._flags & AMQP_BASIC_HEADERS_FLAG) != 0 ? table_size_bound(p.headers) : 0);
+// Room enough for the method and content header frames, or 0 when a short string in
+// them does not fit in 255 bytes.
+std::size_t head_frames_size_bound(std::string_view routing_key, const AmqpProperties &props) {
+    if (!fits_short(routing_key) || !fits_short(props.content_type) ||
+        !fits_short(props.message_id) || !fits_short(props.type))
+        return 0;
+    std::size_t headers = 4;
+    for (const AmqpHeader &header : props.headers) {
+        if (!fits_short(header.name)) return 0;
+        headers += 1 + header.name.size() + 1 + 4;
+        if (const auto *text = std::get_if<std::string>(&header.value)) headers += text->size();
+    }
+    // Two frames' envelopes; the method's ids, ticket, exchange, bits; the header's class,
+    // weight, body size, flags; and each field with its length.
+    return 2 * (frame_header_size + 1) + 4 + 2 + 1 + 1 + routing_key.size() + 1 + 2 + 2 + 8 +
+           2 + 1 + props.content_type.size() + headers + 1 + 1 + 1 + props.message_id.size() +
+           1 + props.type.size();
+}
+
+char *open_frame(char *at, std::uint8_t type, amqp_channel_t channel) {
+    *at++ = static_cast<char>(type);
+    return put_big_endian(at, channel, 2) + 4;  // the size is filled in by close_frame
+}
+
+char *close_frame(char *payload_start, char *at) {
+    put_big_endian(payload_start - 4, static_cast<std::size_t>(at - payload_start), 4);
+    *at++ = frame_end;
+    return at;
+}
+
+// basic.publish on the default exchange.
+char *put_method_frame(char *at, amqp_channel_t channel, std::string_view routing_key,
+                       bool mandatory) {
+    char *const payload = open_frame(at, AMQP_FRAME_METHOD, channel);
+    at = put_big_endian(payload, AMQP_BASIC_PUBLISH_METHOD, 4);
+    at = put_big_endian(at, 0, 2);  // ticket
+    at = put_short_string(at, "");  // the default exchange
+    at = put_short_string(at, routing_key);
+    *at++ = static_cast<char>(mandatory ? 1 : 0);  // bits: mandatory, immediate
+    return close_frame(payload, at);
+}
+
+// The content header: the body's size and queuey's properties, in the order of their flags.
+char *put_header_frame(char *at, amqp_channel_t channel, const AmqpProperties &props,
+                       std::size_t body_size) {
+    char *const payload = open_frame(at, AMQP_FRAME_HEADER, channel);
+    at = put_big_endian(payload, AMQP_BASIC_CLASS, 2);
+    at = put_big_endian(at, 0, 2);  // weight
+    at = put_big_endian(at, body_size, 8);
+    at = put_big_endian(at, property_flags, 2);
+    at = put_short_string(at, props.content_type);
+    at = put_headers(at, props.headers);
+    *at++ = static_cast<char>(props.delivery_mode);
+    *at++ = static_cast<char>(props.priority);
+    at = put_short_string(at, props.message_id);
+    at = put_short_string(at, props.type);
+    return close_frame(payload, at);
 }
 
 }  // namespace
 
 bool append_publish_frames(std::string &out, amqp_channel_t channel, std::string_view routing_key,
-                           bool mandatory, const amqp_basic_properties_t &properties,
-                           std::string_view body, std::size_t frame_max) {
-    const std::size_t rollback = out.size();
-    const auto give_up = [&] {
-        out.resize(rollback);
-        return false;
-    };
+                           bool mandatory, const AmqpProperties &props, std::string_view body,
+                           std::size_t frame_max) {
     if (frame_max <= frame_header_size + 1) return false;  // no room for a body byte
+    // Frames too long for the connection are left to amqp_basic_publish, which says why.
+    const std::size_t head_bound = head_frames_size_bound(routing_key, props);
+    if (head_bound == 0 || head_bound > frame_max) return false;
     const std::size_t body_per_frame = frame_max - frame_header_size - 1;
-    out.reserve(rollback + 3 * frame_header_size + 32 + routing_key.size() +
-                properties_size_bound(properties) + body.size() +
+    const std::size_t start = out.size();
+    out.reserve(start + head_bound + body.size() +
                 (body.size() / body_per_frame + 1) * (frame_header_size + 1));
-
-    std::size_t payload = open_frame(out, AMQP_FRAME_METHOD, channel);
-    out.resize(payload + 4);
-    put_big_endian(out, payload, AMQP_BASIC_PUBLISH_METHOD, 4);
-    amqp_basic_publish_t method{};
-    method.routing_key = {routing_key.size(), const_cast<char *>(routing_key.data())};
-    method.mandatory = mandatory ? 1 : 0;
-    if (!append_encoded(out, 8 + routing_key.size(), [&](amqp_bytes_t into) {
-            return amqp_encode_method(AMQP_BASIC_PUBLISH_METHOD, &method, into);
-        }))
-        return give_up();
-    close_frame(out, payload);
-
-    payload = open_frame(out, AMQP_FRAME_HEADER, channel);
-    out.resize(payload + 12);
-    put_big_endian(out, payload, AMQP_BASIC_CLASS, 2);
-    put_big_endian(out, payload + 2, 0, 2);  // weight
-    put_big_endian(out, payload + 4, body.size(), 8);
-    if (!append_encoded(out, properties_size_bound(properties), [&](amqp_bytes_t into) {
-            return amqp_encode_properties(AMQP_BASIC_CLASS,
-                                          const_cast<amqp_basic_properties_t *>(&properties), into);
-        }))
-        return give_up();
-    close_frame(out, payload);
+    // The two small frames are written in place into room sized once, then cut to size;
+    // the body is appended, never zeroed first.
+    out.resize(start + head_bound);
+    char *at = put_method_frame(out.data() + start, channel, routing_key, mandatory);
+    at = put_header_frame(at, channel, props, body.size());
+    out.resize(static_cast<std::size_t>(at - out.data()));
 
     for (std::size_t offset = 0; offset < body.size(); offset += body_per_frame) {
-        payload = open_frame(out, AMQP_FRAME_BODY, channel);
-        out.append(body.substr(offset, body_per_frame));
-        close_frame(out, payload);
+        const std::string_view piece = body.substr(offset, body_per_frame);
+        char frame[frame_header_size];
+        put_big_endian(put_big_endian(frame, AMQP_FRAME_BODY, 1), channel, 2);
+        put_big_endian(frame + 3, piece.size(), 4);
+        out.append(frame, frame_header_size);
+        out.append(piece);
+        out += frame_end;
     }
     return true;
 }

@@ -36,6 +36,13 @@ bool PublishWaiter::wait_until(std::chrono::steady_clock::time_point deadline) {
     return state_.wait_while(caller_may_sleep, deadline) == all_in;
 }
 
+std::vector<PublishOutcome> PublishWaiter::take_outcomes() {
+    std::lock_guard lock(mutex_);
+    std::vector<PublishOutcome> outcomes;
+    outcomes.swap(outcomes_);
+    return outcomes;
+}
+
 bool PublishWaiter::finished() { return state_.load() == all_in; }
 
 }  // namespace queuey

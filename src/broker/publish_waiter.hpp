@@ -38,6 +38,9 @@ public:
     bool finished();
     // Valid after wait_until returned true.
     const std::vector<PublishOutcome> &outcomes() const { return outcomes_; }
+    // The same, moved out for the caller (once, after wait_until returned true): a copy
+    // would be an allocation per publish. A stray complete() after it finds no index.
+    std::vector<PublishOutcome> take_outcomes();
     // The outcomes so far, with `pending` for those not completed yet.
     std::vector<PublishOutcome> outcomes_or(const PublishOutcome &pending);
 

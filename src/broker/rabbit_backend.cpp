@@ -98,7 +98,7 @@ std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<Outgoing
     auto batch = std::make_shared<PublishBatch>(std::move(messages), until);
     PublishWaiter &waiter = batch->waiter;
     publisher_.publish(batch, std::move(holds));
-    if (waiter.wait_until(until)) return waiter.outcomes();
+    if (waiter.wait_until(until)) return waiter.take_outcomes();
     const std::string within = " within " + std::to_string(publish_timeout_.count()) + " ms";
     if (batch->claim.abandon())  // never started: the I/O thread will not send it later either
         return waiter.outcomes_or(

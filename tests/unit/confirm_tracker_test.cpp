@@ -278,6 +278,21 @@ TEST(PublishWaiter, ACompletionAfterTheLastChangesNothing) {
     EXPECT_EQ(w.outcomes()[0].status, QY_OK);
 }
 
+TEST(PublishWaiter, TakenOutcomesAreTheOutcomesAndALateCompletionFindsNone) {
+    PublishWaiter w(2);
+    w.complete(1, {QY_ERR_UNROUTABLE, "returned"});
+    w.complete(0, {QY_OK, ""});
+    ASSERT_TRUE(w.wait_until(Clock::now()));
+    const std::vector<PublishOutcome> taken = w.take_outcomes();
+    ASSERT_EQ(taken.size(), 2u);
+    EXPECT_EQ(taken[0].status, QY_OK);
+    EXPECT_EQ(taken[1].status, QY_ERR_UNROUTABLE);
+    EXPECT_EQ(taken[1].message, "returned");
+    w.complete(1, {QY_ERR_NACKED, "late"});  // the I/O thread may still hold the waiter
+    EXPECT_TRUE(w.outcomes().empty());
+    EXPECT_TRUE(w.finished());
+}
+
 TEST(PublishWaiter, CompletionFromAnotherThreadWakesTheWaiter) {
     auto w = waiter(2);
     const auto start = Clock::now();

@@ -4,6 +4,7 @@
 #include "broker/amqp_table.hpp"
 #include "broker/publish_frames.hpp"
 #include "envelope_codec.hpp"
+#include "exception_header.hpp"
 #include "vectors.hpp"
 
 #include <amqp_tcp_socket.h>
@@ -50,10 +51,10 @@ std::string rabbitmq_c_bytes(amqp_channel_t channel, const std::string &queue,
 }
 
 std::string queuey_bytes(amqp_channel_t channel, const std::string &queue,
-                         const amqp_basic_properties_t &properties, std::string_view body) {
+                         const AmqpProperties &props, std::string_view body) {
     std::string out = "kept";  // frames are appended to what is there
-    EXPECT_TRUE(append_publish_frames(out, channel, queue, true, properties, body,
-                                      initial_frame_max()));
+    EXPECT_TRUE(
+        append_publish_frames(out, channel, queue, true, props, body, initial_frame_max()));
     EXPECT_EQ(out.substr(0, 4), "kept");
     return out.substr(4);
 }
@@ -65,7 +66,28 @@ TEST(PublishFrames, TheSeedEnvelopesFramesAreTheBytesAmqpBasicPublishSends) {
     const std::string body = encode_envelope(seed);
     const std::string expected = rabbitmq_c_bytes(1, seed.queue, properties.get(), body);
     ASSERT_GT(expected.size(), body.size());
-    EXPECT_EQ(queuey_bytes(1, seed.queue, properties.get(), body), expected);
+    EXPECT_EQ(queuey_bytes(1, seed.queue, props, body), expected);
+}
+
+// Every header queuey sends, each kind of value, on the properties of each publish path.
+TEST(PublishFrames, EachPublishPathsPropertiesAreTheBytesAmqpBasicPublishSends) {
+    Envelope job = decode_envelope(test::read_body("seed.json"));
+    job.correlation_id = "a correlation id";
+    job.priority = 7;
+    job.attempt = 4294967295u;  // the largest 'i' value
+    const std::string trace(2 * exception_header_max, 'x');  // cut to the longest value
+    const std::vector<AmqpProperties> cases = {
+        publish_properties(job), lost_run_properties(job, 3),
+        dead_letter_properties(job, "a reason"),
+        dead_letter_properties(
+            job, DeadLetterCause{"handler failed", exception_header_value("Error", trace)})};
+    for (const AmqpProperties &props : cases) {
+        const BasicProperties properties(props);
+        const std::string body = encode_envelope(job);
+        const std::string expected = rabbitmq_c_bytes(5, "the.queue", properties.get(), body);
+        EXPECT_EQ(queuey_bytes(5, "the.queue", props, body), expected)
+            << props.headers.size() << " headers";
+    }
 }
 
 TEST(PublishFrames, ABodyLongerThanAFrameIsCutAsRabbitmqCCutsIt) {
@@ -82,23 +104,38 @@ TEST(PublishFrames, ABodyLongerThanAFrameIsCutAsRabbitmqCCutsIt) {
         const std::string body(size, 'b');
         const std::string expected = rabbitmq_c_bytes(7, "a.queue", properties.get(), body);
         EXPECT_GT(expected.size(), size);
-        const std::string ours = queuey_bytes(7, "a.queue", properties.get(), body);
+        const std::string ours = queuey_bytes(7, "a.queue", props, body);
         EXPECT_EQ(ours.size(), expected.size()) << size << " bytes";
         EXPECT_TRUE(ours == expected) << size << " bytes";  // not printed: megabytes
     }
 }
 
-TEST(PublishFrames, WhatRabbitmqCCannotEncodeIsRefusedAndLeavesTheBufferAsItWas) {
+TEST(PublishFrames, WhatDoesNotFitIsRefusedAndLeavesTheBufferAsItWas) {
     const Envelope seed = decode_envelope(test::read_body("seed.json"));
     const AmqpProperties props = publish_properties(seed);
-    const BasicProperties properties(props);
     std::string out = "kept";
-    const std::string too_long_queue(256, 'q');  // a short string holds 255 bytes
-    EXPECT_FALSE(
-        append_publish_frames(out, 1, too_long_queue, true, properties.get(), "{}", 131072));
+    const std::string too_long(256, 'q');  // a short string holds 255 bytes
+    EXPECT_FALSE(append_publish_frames(out, 1, too_long, true, props, "{}", 131072));
+    AmqpProperties long_id = props;
+    long_id.message_id = too_long;
+    EXPECT_FALSE(append_publish_frames(out, 1, "q", true, long_id, "{}", 131072));
+    AmqpProperties long_type = props;
+    long_type.type = too_long;
+    EXPECT_FALSE(append_publish_frames(out, 1, "q", true, long_type, "{}", 131072));
+    AmqpProperties long_header_name = props;
+    long_header_name.headers.push_back({too_long, 1u});
+    EXPECT_FALSE(append_publish_frames(out, 1, "q", true, long_header_name, "{}", 131072));
+    // No room for a body byte; method and header frames longer than a frame.
+    EXPECT_FALSE(append_publish_frames(out, 1, "q", true, props, "{}", 8));
+    EXPECT_FALSE(append_publish_frames(out, 1, "q", true, props, "{}", 64));
     EXPECT_EQ(out, "kept");
-    EXPECT_FALSE(append_publish_frames(out, 1, "q", true, properties.get(), "{}", 8));
-    EXPECT_EQ(out, "kept");
+    // At 255 bytes each still fits.
+    AmqpProperties longest = props;
+    longest.message_id = std::string(255, 'm');
+    longest.type = std::string(255, 't');
+    const BasicProperties properties(longest);
+    EXPECT_EQ(queuey_bytes(1, std::string(255, 'q'), longest, "{}"),
+              rabbitmq_c_bytes(1, std::string(255, 'q'), properties.get(), "{}"));
 }
 
 }  // namespace
