@@ -55,9 +55,7 @@ AmqpTable::AmqpTable(const std::vector<AmqpHeader> &headers) {
 }
 
 BasicProperties::BasicProperties(const AmqpProperties &props) : headers_(props.headers) {
-    properties_._flags = AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
-                         AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_TYPE_FLAG |
-                         AMQP_BASIC_PRIORITY_FLAG | AMQP_BASIC_HEADERS_FLAG;
+    properties_._flags = queuey_property_flags;
     properties_.content_type = amqp_bytes_of(props.content_type);
     properties_.delivery_mode = props.delivery_mode;
     properties_.message_id = amqp_bytes_of(props.message_id);

@@ -31,6 +31,12 @@ private:
     amqp_table_t table_{};
 };
 
+// The properties every queuey publish carries: BasicProperties sets them, and queuey's own
+// publish frames (publish_frames.cpp) write them.
+inline constexpr std::uint16_t queuey_property_flags =
+    AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_HEADERS_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
+    AMQP_BASIC_PRIORITY_FLAG | AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_TYPE_FLAG;
+
 // The rabbitmq-c form of a message's properties; borrows props' strings as AmqpTable does.
 class BasicProperties {
 public:

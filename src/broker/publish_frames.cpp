@@ -1,5 +1,7 @@
 #include "publish_frames.hpp"
 
+#include "amqp_table.hpp"
+
 #include <amqp_framing.h>
 
 #include <cstdint>
@@ -13,10 +15,6 @@ namespace {
 // AMQP 0-9-1 general frame: type (1 byte), channel (2), payload size (4), payload, end.
 constexpr std::size_t frame_header_size = 7;
 constexpr char frame_end = static_cast<char>(AMQP_FRAME_END);
-// The properties every queuey publish carries (BasicProperties sets the same flags).
-constexpr std::uint16_t property_flags =
-    AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_HEADERS_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG |
-    AMQP_BASIC_PRIORITY_FLAG | AMQP_BASIC_MESSAGE_ID_FLAG | AMQP_BASIC_TYPE_FLAG;
 
 char *put_big_endian(char *at, std::uint64_t value, int bytes) {
     for (int i = bytes - 1; i >= 0; --i, value >>= 8) at[i] = static_cast<char>(value & 0xff);
@@ -105,7 +103,7 @@ char *put_header_frame(char *at, amqp_channel_t channel, const AmqpProperties &p
     at = put_big_endian(payload, AMQP_BASIC_CLASS, 2);
     at = put_big_endian(at, 0, 2);  // weight
     at = put_big_endian(at, body_size, 8);
-    at = put_big_endian(at, property_flags, 2);
+    at = put_big_endian(at, queuey_property_flags, 2);
     at = put_short_string(at, props.content_type);
     at = put_headers(at, props.headers);
     *at++ = static_cast<char>(props.delivery_mode);
@@ -138,8 +136,7 @@ bool append_publish_frames(std::string &out, amqp_channel_t channel, std::string
     for (std::size_t offset = 0; offset < body.size(); offset += body_per_frame) {
         const std::string_view piece = body.substr(offset, body_per_frame);
         char frame[frame_header_size];
-        put_big_endian(put_big_endian(frame, AMQP_FRAME_BODY, 1), channel, 2);
-        put_big_endian(frame + 3, piece.size(), 4);
+        put_big_endian(open_frame(frame, AMQP_FRAME_BODY, channel) - 4, piece.size(), 4);
         out.append(frame, frame_header_size);
         out.append(piece);
         out += frame_end;
