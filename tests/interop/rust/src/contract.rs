@@ -2,6 +2,7 @@
 //! `Producer`, `Worker` and `RabbitMqBackend` with their defaults.
 
 use std::{
+    future::Future,
     io::Write,
     marker::PhantomData,
     sync::{
@@ -14,6 +15,7 @@ use std::{
 use queuey::prelude::*;
 use queuey::Envelope;
 use serde_json::{json, Value};
+use tokio::time::{timeout_at, Instant};
 
 use crate::{args::Args, observed::Observed};
 
@@ -99,12 +101,23 @@ xjob!(
     DeferOnceJob = "defer-once",
 );
 
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread()
+/// Runs `job` on a fresh runtime, then shuts the runtime down without waiting on
+/// anything left behind: dropping it would wait, without a bound, for every blocking
+/// task the crates started, and the test harness would see a hang instead of an exit.
+pub(crate) fn block_on<T>(job: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("tokio runtime: {e}"))
+        .map_err(|e| format!("tokio runtime: {e}"))?;
+    let result = runtime.block_on(job);
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN_GRACE);
+    result
 }
+
+const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+
+/// How long `work` waits for the crate's `close` once every job is settled.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// When `enqueue` publishes: the contract's `--after-ms` / `--defer-ms`.
 #[derive(Clone, Copy)]
@@ -161,7 +174,7 @@ pub fn enqueue(argv: &[String]) -> Result<(), String> {
     let correlation_id = args.get("correlation-id");
     let url = args.required("url")?;
 
-    runtime()?.block_on(async move {
+    block_on(async move {
         let (backend, producer) = connect_producer(url).await?;
         let options = schedule.options(correlation_id);
         let id = match enqueue_known(&producer, job_type, payload.clone(), options).await {
@@ -316,10 +329,21 @@ pub fn work(argv: &[String]) -> Result<(), String> {
         handle: OnceLock::new(),
     });
 
-    runtime()?.block_on(async move {
+    block_on(async move {
+        // One deadline for connecting, declaring and running; the stage names the hang.
+        let deadline = Instant::now() + timeout;
+        let timed_out = |stage: &str| {
+            format!(
+                "timed out after {} s {stage}, with {} of {wanted} invocations handled and {} settled",
+                timeout.as_secs(),
+                state.handled.load(Ordering::SeqCst),
+                state.settled.load(Ordering::SeqCst)
+            )
+        };
         let backend = Arc::new(
-            RabbitMqBackend::connect(&url)
+            timeout_at(deadline, RabbitMqBackend::connect(&url))
                 .await
+                .map_err(|_| timed_out("connecting"))?
                 .map_err(|e| e.to_string())?,
         );
         let observer = state.clone();
@@ -328,27 +352,32 @@ pub fn work(argv: &[String]) -> Result<(), String> {
             XQueues::Main,
             RetryPolicy::fixed(3, Duration::from_millis(1000)),
         );
-        let worker = with_handlers(builder, &state)
-            .build()
+        let worker = timeout_at(deadline, with_handlers(builder, &state).build())
             .await
+            .map_err(|_| timed_out("declaring the queues"))?
             .map_err(|e| e.to_string())?;
         let handle = worker.handle();
         let _ = state.handle.set(handle.clone());
         if wanted == 0 {
             handle.shutdown();
         }
-        match tokio::time::timeout(timeout, worker.run()).await {
-            Err(_) => Err(format!(
-                "timed out after {} s with {} of {wanted} invocations handled",
-                timeout.as_secs(),
-                state.handled.load(Ordering::SeqCst)
-            )),
-            Ok(run) => {
-                run.map_err(|e| e.to_string())?;
-                if handle.settle_failures() > 0 {
-                    eprintln!("xlang-rust: {} settle failures", handle.settle_failures());
-                }
-                backend.close().await.map_err(|e| e.to_string())
+        timeout_at(deadline, worker.run())
+            .await
+            .map_err(|_| timed_out("running"))?
+            .map_err(|e| e.to_string())?;
+        if handle.settle_failures() > 0 {
+            eprintln!("xlang-rust: {} settle failures", handle.settle_failures());
+        }
+        // Every job is settled by now: what the contract asks for is done. A close that
+        // does not finish is reported, not turned into a failed pair.
+        match tokio::time::timeout(CLOSE_GRACE, backend.close()).await {
+            Ok(closed) => closed.map_err(|e| e.to_string()),
+            Err(_) => {
+                eprintln!(
+                    "xlang-rust: the backend's close did not finish in {} s; every job was settled",
+                    CLOSE_GRACE.as_secs()
+                );
+                Ok(())
             }
         }
     })

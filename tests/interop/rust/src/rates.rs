@@ -18,7 +18,7 @@ use std::{
 use queuey::prelude::*;
 use serde_json::{json, Value};
 
-use crate::contract::{connect_producer, runtime, set_queue, XQueues};
+use crate::contract::{block_on, connect_producer, set_queue, XQueues};
 
 #[derive(Serialize, Deserialize)]
 #[serde(transparent)]
@@ -78,7 +78,7 @@ pub fn rates(argv: &[String]) -> Result<(), String> {
         .parse()
         .map_err(|_| format!("N: not a number: {jobs}"))?;
     set_queue(queue)?;
-    runtime()?.block_on(async move {
+    block_on(async move {
         let (backend, producer) = connect_producer(url).await?;
         let seconds = match workload.as_str() {
             "enqueue" => {
