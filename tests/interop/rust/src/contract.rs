@@ -116,8 +116,23 @@ pub(crate) fn block_on<T>(job: impl Future<Output = Result<T, String>>) -> Resul
 
 const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
-/// How long `work` waits for the crate's `close` once every job is settled.
+/// How long a command waits for the crate's `close` once its work is done.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// Closes `backend` once the command's work is done (the job enqueued, every job
+/// settled): a close that does not finish is reported, not turned into a failure.
+pub(crate) async fn close_within_grace(backend: &RabbitMqBackend) -> Result<(), String> {
+    match tokio::time::timeout(CLOSE_GRACE, backend.close()).await {
+        Ok(closed) => closed.map_err(|e| e.to_string()),
+        Err(_) => {
+            eprintln!(
+                "xlang-rust: the backend's close did not finish in {} s; its work was done",
+                CLOSE_GRACE.as_secs()
+            );
+            Ok(())
+        }
+    }
+}
 
 /// When `enqueue` publishes: the contract's `--after-ms` / `--defer-ms`.
 #[derive(Clone, Copy)]
@@ -183,7 +198,7 @@ pub fn enqueue(argv: &[String]) -> Result<(), String> {
         }
         .map_err(|e| e.to_string())?;
         println!("{id}");
-        backend.close().await.map_err(|e| e.to_string())
+        close_within_grace(&backend).await
     })
 }
 
@@ -368,17 +383,7 @@ pub fn work(argv: &[String]) -> Result<(), String> {
         if handle.settle_failures() > 0 {
             eprintln!("xlang-rust: {} settle failures", handle.settle_failures());
         }
-        // Every job is settled by now: what the contract asks for is done. A close that
-        // does not finish is reported, not turned into a failed pair.
-        match tokio::time::timeout(CLOSE_GRACE, backend.close()).await {
-            Ok(closed) => closed.map_err(|e| e.to_string()),
-            Err(_) => {
-                eprintln!(
-                    "xlang-rust: the backend's close did not finish in {} s; every job was settled",
-                    CLOSE_GRACE.as_secs()
-                );
-                Ok(())
-            }
-        }
+        // Every job is settled by now: what the contract asks for is done.
+        close_within_grace(&backend).await
     })
 }
