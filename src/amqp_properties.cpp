@@ -7,16 +7,23 @@ namespace queuey {
 
 AmqpProperties publish_properties(const Envelope &env) {
     AmqpProperties props;
-    props.message_id = truncate_utf8(env.job_id, amqp_short_string_max);
-    props.type = truncate_utf8(env.job_type, amqp_short_string_max);
+    set_publish_properties(env, props);
+    return props;
+}
+
+void set_publish_properties(const Envelope &env, AmqpProperties &props) {
+    props.content_type = json_content_type;
+    props.delivery_mode = persistent_delivery;
+    props.message_id.assign(truncate_utf8(env.job_id, amqp_short_string_max));
+    props.type.assign(truncate_utf8(env.job_type, amqp_short_string_max));
     props.priority = env.priority;
     // Room for the most headers any publish adds (dead_letter_properties): one
     // allocation per message, not one per growth.
+    props.headers.clear();
     props.headers.reserve(max_headers);
     props.headers.push_back({"x-attempt", env.attempt});
     props.headers.push_back({"x-deferrals", env.deferrals});
     if (env.correlation_id) props.headers.push_back({"x-correlation-id", *env.correlation_id});
-    return props;
 }
 
 AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs) {

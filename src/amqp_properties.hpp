@@ -24,21 +24,28 @@ struct AmqpHeader {
     bool operator==(const AmqpHeader &) const = default;
 };
 
+inline constexpr std::string_view json_content_type = "application/json";
+inline constexpr std::uint8_t persistent_delivery = 2;  // AMQP delivery-mode
+
 struct AmqpProperties {
     // Always one of queuey's own literals: a view (NUL-terminated), no copy per message.
-    std::string_view content_type = "application/json";
-    std::uint8_t delivery_mode = 2;  // persistent
+    std::string_view content_type = json_content_type;
+    std::uint8_t delivery_mode = persistent_delivery;
     std::string message_id;
     std::string type;
     std::uint8_t priority = 0;
     std::vector<AmqpHeader> headers;
     // Never an expiration: delays are hold queues with a queue-level TTL.
+
+    bool operator==(const AmqpProperties &) const = default;
 };
 
 // The most headers a message queuey publishes carries (a dead letter with an exception).
 inline constexpr std::size_t max_headers = 7;
 
 AmqpProperties publish_properties(const Envelope &env);
+// The same, written over props (every field): its strings and vector keep their capacity.
+void set_publish_properties(const Envelope &env, AmqpProperties &props);
 
 // The header that carries how often a job was lost (docs/worker.md, lost runs): queuey's
 // own, on the copy that a worker publishes of a redelivered job.

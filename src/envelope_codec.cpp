@@ -47,14 +47,14 @@ char *put_decimal(char *at, std::uint64_t value) {
 }  // namespace
 
 void encode_envelope(const Envelope &env, std::string &out) {
-    // Everything before the payload is written in place, sized once (its numbers at their
-    // longest): a call per appended piece cost more than its bytes.
+    // Everything before the payload is written in place, sized once (its numbers and
+    // short strings at their longest): a call per appended piece cost more than its bytes.
     const std::size_t head_room =
-        job_id_key.size() + json_string_size(env.job_id) + job_type_key.size() +
-        json_string_size(env.job_type) + queue_key.size() + json_string_size(env.queue) +
-        attempt_key.size() + enqueued_at_key.size() + deferrals_key.size() +
-        priority_key.size() + 4 * max_decimal_digits +
-        (env.correlation_id ? correlation_id_key.size() + json_string_size(*env.correlation_id)
+        job_id_key.size() + json_string_room(env.job_id) + job_type_key.size() +
+        json_string_room(env.job_type) + queue_key.size() + json_string_room(env.queue) +
+        attempt_key.size() + enqueued_at_key.size() + deferrals_key.size() + priority_key.size() +
+        4 * max_decimal_digits +
+        (env.correlation_id ? correlation_id_key.size() + json_string_room(*env.correlation_id)
                             : 0) +
         payload_key.size();
     const std::size_t start = out.size();

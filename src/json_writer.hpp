@@ -38,8 +38,15 @@ private:
 void append_json_string(std::string &out, std::string_view text);
 // The size of `text` as a JSON string literal, as write_json_string writes it.
 std::size_t json_string_size(std::string_view text);
-// Writes `text` as a JSON string literal at `at`, which has room for json_string_size(text)
-// bytes; returns one past it. For a writer that sizes its output once (encode_envelope).
+// Room enough for `text` as a JSON string literal: its exact size when it is long, and
+// for a short one the most it could take (6 bytes a byte, "\u001f"), which spares a
+// second pass over it (an id, a type or a queue name).
+inline std::size_t json_string_room(std::string_view text) {
+    constexpr std::size_t short_string = 40;
+    return text.size() <= short_string ? 6 * text.size() + 2 : json_string_size(text);
+}
+// Writes `text` as a JSON string literal at `at`, which has json_string_room(text) bytes;
+// returns one past it. For a writer that sizes its output once (encode_envelope).
 char *write_json_string(char *at, std::string_view text);
 
 }  // namespace queuey

@@ -15,6 +15,8 @@ public:
     bool start() { return claim(started); }
     // Caller: true when the command had not started, and now never will.
     bool abandon() { return claim(abandoned); }
+    // Pending again, for a command reused once nobody else holds it.
+    void reset() { state_.store(pending); }
 
 private:
     enum State { pending, started, abandoned };

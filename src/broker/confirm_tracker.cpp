@@ -22,14 +22,8 @@ std::uint64_t ConfirmTracker::published(std::string_view message_id,
                                         std::shared_ptr<PublishWaiter> waiter, std::size_t index,
                                         std::string_view routing_key, std::size_t body_size) {
     const std::uint64_t tag = next_tag_++;
-    outstanding_.push_back(Pending{tag,
-                                   message_id,
-                                   routing_key,
-                                   std::move(waiter),
-                                   index,
-                                   body_size,
-                                   false,
-                                   {}});
+    outstanding_.push_back(
+        Pending{tag, message_id, routing_key, std::move(waiter), index, body_size, false, {}});
     return tag;
 }
 
@@ -58,14 +52,20 @@ void ConfirmTracker::settle_through(std::uint64_t tag, bool multiple, Outcome ou
     // Take the settled publishes out first: a waiter's complete() then never sees the
     // tracker half-updated.
     if (!multiple) {
-        // Tags are increasing, so a binary search finds the one publish; an ack for a tag
-        // that is not outstanding (settled already, or never sent) is ignored.
+        // Tags are increasing, so a binary search finds the one publish (mostly the
+        // first); an ack for a tag that is not outstanding (settled already, or never
+        // sent) is ignored.
         const auto it =
-            std::lower_bound(outstanding_.begin(), outstanding_.end(), tag,
-                             [](const Pending &p, std::uint64_t t) { return p.tag < t; });
+            !outstanding_.empty() && outstanding_.front().tag == tag
+                ? outstanding_.begin()
+                : std::lower_bound(outstanding_.begin(), outstanding_.end(), tag,
+                                   [](const Pending &p, std::uint64_t t) { return p.tag < t; });
         if (it == outstanding_.end() || it->tag != tag) return;
         const Pending settled = std::move(*it);
-        outstanding_.erase(it);
+        if (it == outstanding_.begin())
+            outstanding_.pop_front();
+        else
+            outstanding_.erase(it);
         complete(settled.waiter, settled.index, outcome_of(settled));
         return;
     }

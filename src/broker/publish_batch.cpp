@@ -1,6 +1,36 @@
 #include "publish_batch.hpp"
 
+#include <atomic>
+
 namespace queuey {
+
+namespace {
+
+// A body bigger than this is not kept for the thread's next publish: a thread that once
+// sent a big payload would hold its memory for good.
+constexpr std::size_t largest_kept_body = 64 * 1024;
+
+}  // namespace
+
+std::shared_ptr<PublishBatch> PublishBatch::reusable() {
+    thread_local std::shared_ptr<PublishBatch> kept;
+    if (!kept || kept.use_count() != 1 || kept->messages.size() != 1 ||
+        kept->messages.front().body.capacity() > largest_kept_body) {
+        kept = std::make_shared<PublishBatch>(1);
+        return kept;
+    }
+    // The count fell to one when the I/O thread let go of its last copy (a release): all
+    // it did with the batch happened before what follows.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    OutgoingMessage &message = kept->messages.front();
+    message.queue.clear();
+    message.properties.headers.clear();
+    message.body.clear();
+    kept->waiter.reset(1);
+    kept->claim.reset();
+    kept->holds.clear();
+    return kept;
+}
 
 void PublishBatch::fail_from(std::size_t first, const Error &error) {
     for (std::size_t i = first; i < messages.size(); ++i)

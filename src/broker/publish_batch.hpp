@@ -35,10 +35,16 @@ std::vector<T> vector_of_one(T item) {
 }
 
 struct PublishBatch {
-    PublishBatch(std::vector<OutgoingMessage> messages,
-                 std::chrono::steady_clock::time_point deadline)
-        : messages(std::move(messages)), waiter(this->messages.size()), deadline(deadline) {}
+    // count messages, each filled in by the caller before it publishes the batch.
+    explicit PublishBatch(std::size_t count) : messages(count), waiter(count) {}
+    explicit PublishBatch(std::vector<OutgoingMessage> messages)
+        : messages(std::move(messages)), waiter(this->messages.size()) {}
 
+    // A batch of one message for the calling thread, its strings and vectors emptied but
+    // keeping their capacity: the thread's batch from its last publish when nobody holds
+    // it any more (the I/O thread lets go of it once it is confirmed), else a new one. A
+    // job published one at a time then allocates nearly nothing on its way.
+    static std::shared_ptr<PublishBatch> reusable();
     // The waiter, shared with the batch: the confirm tracker holds it until each confirm.
     static std::shared_ptr<PublishWaiter> waiter_of(const std::shared_ptr<PublishBatch> &batch) {
         return {batch, &batch->waiter};
@@ -49,9 +55,11 @@ struct PublishBatch {
     // connection's (a caller may retry on QY_ERR_CONNECTION); the message says it.
     void unsent_from(std::size_t first, const Error &error);
 
-    const std::vector<OutgoingMessage> messages;
+    // Filled in by the caller before the batch is handed to the connection, then only
+    // read.
+    std::vector<OutgoingMessage> messages;
     PublishWaiter waiter;
-    const std::chrono::steady_clock::time_point deadline;
+    std::chrono::steady_clock::time_point deadline;
     // Taken by the I/O thread when it starts writing, or by a caller that gave up first.
     CommandClaim claim;
     // The hold queues it publishes into: declared before it unless all were declared

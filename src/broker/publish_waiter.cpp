@@ -4,6 +4,13 @@
 
 namespace queuey {
 
+void PublishWaiter::reset(std::size_t publishes) {
+    outcomes_.assign(publishes, PublishOutcome{});
+    completed_.assign(publishes, false);
+    pending_ = publishes;
+    state_.set(publishes == 0 ? all_in : outcomes_pending);
+}
+
 void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
     bool asleep = false;
     {

@@ -24,11 +24,11 @@ struct PublishOutcome {
 
 class PublishWaiter {
 public:
-    explicit PublishWaiter(std::size_t publishes)
-        : state_(publishes == 0 ? all_in : outcomes_pending),
-          outcomes_(publishes),
-          completed_(publishes, false),
-          pending_(publishes) {}
+    explicit PublishWaiter(std::size_t publishes) : state_(all_in) { reset(publishes); }
+
+    // Waits for publishes new ones. Only while nobody else holds the waiter: a batch
+    // reused by its thread (PublishBatch::reusable) keeps its vectors' capacity.
+    void reset(std::size_t publishes);
 
     // Called once per index by the I/O thread.
     void complete(std::size_t index, PublishOutcome outcome);

@@ -70,32 +70,43 @@ QueueConfig RabbitBackend::config_of(const std::string &queue) const {
 
 std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
                                                    std::optional<std::chrono::nanoseconds> delay) {
-    std::vector<OutgoingMessage> messages;
-    messages.reserve(envelopes.size());
+    if (envelopes.empty()) return {};
+    // One job, the common call, goes in the thread's reusable batch.
+    std::shared_ptr<PublishBatch> batch = envelopes.size() == 1
+                                              ? PublishBatch::reusable()
+                                              : std::make_shared<PublishBatch>(envelopes.size());
     // Hold queues are declared before a held publish (unless declared lately,
     // hold_leases.hpp): the redeclare renews their x-expires lease. One declare per queue
     // in a batch.
     HoldSpecs holds;
-    for (const Envelope *envelope : envelopes) {
-        std::string target = envelope->queue;
+    for (std::size_t i = 0; i < envelopes.size(); ++i) {
+        const Envelope &envelope = *envelopes[i];
+        OutgoingMessage &message = batch->messages[i];
         if (delay) {
-            QueueSpec hold = hold_queue_spec(config_of(envelope->queue), *delay);
-            target = hold.name;
+            QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
+            message.queue = hold.name;
             if (std::none_of(holds.begin(), holds.end(),
                              [&](const auto &held) { return *held == hold; }))
                 holds.push_back(std::make_shared<const QueueSpec>(std::move(hold)));
+        } else {
+            message.queue = envelope.queue;
         }
-        messages.push_back(
-            {std::move(target), publish_properties(*envelope), encode_envelope(*envelope)});
+        set_publish_properties(envelope, message.properties);
+        encode_envelope(envelope, message.body);
     }
-    return publish_messages(std::move(messages), std::move(holds));
+    return publish_batch(std::move(batch), std::move(holds));
 }
 
 std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages,
                                                             HoldSpecs holds) {
     if (messages.empty()) return {};
+    return publish_batch(std::make_shared<PublishBatch>(std::move(messages)), std::move(holds));
+}
+
+std::vector<PublishOutcome> RabbitBackend::publish_batch(std::shared_ptr<PublishBatch> batch,
+                                                         HoldSpecs holds) {
     const auto until = deadline();
-    auto batch = std::make_shared<PublishBatch>(std::move(messages), until);
+    batch->deadline = until;
     PublishWaiter &waiter = batch->waiter;
     publisher_.publish(batch, std::move(holds));
     if (waiter.wait_until(until)) return waiter.take_outcomes();

@@ -39,6 +39,9 @@ public:
     // declaring the holds first (see RabbitConnection::publish).
     std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages,
                                                  HoldSpecs holds = {});
+    // The same for a batch whose messages the caller filled in (PublishBatch::reusable).
+    std::vector<PublishOutcome> publish_batch(std::shared_ptr<PublishBatch> batch,
+                                              HoldSpecs holds = {});
     // Publishes and declares; connected with the backend ("NAME (publish)").
     RabbitConnection &publishing() { return publisher_; }
     // Consumes and settles; connected by the first consumer ("NAME (consume)"). Throws

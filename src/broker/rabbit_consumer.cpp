@@ -101,10 +101,9 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
 void RabbitConsumer::dead_letter_malformed(const Source &source, const IncomingDelivery &delivery,
                                            const std::string &problem) {
     const std::string &queue = source.queue->config().name;
-    const auto outcomes = backend_.publish_messages(
-        vector_of_one(OutgoingMessage{dead_letter_queue_name(queue),
-                                      malformed_copy_properties(queue, problem),
-                                      delivery.body.copy()}));
+    const auto outcomes = backend_.publish_messages(vector_of_one(
+        OutgoingMessage{dead_letter_queue_name(queue), malformed_copy_properties(queue, problem),
+                        delivery.body.copy()}));
     // Without a copy in the dead letters, rejecting drops the body: the spec's choice
     // over a consumer that stalls on it forever.
     const bool copied = outcomes.front().status == QY_OK;
@@ -154,9 +153,13 @@ void RabbitDelivery::settle(Settlement settlement) {
 }
 
 void RabbitDelivery::publish_then_ack(OutgoingMessage successor, HoldSpecs holds) {
+    publish_batch_then_ack(std::make_shared<PublishBatch>(vector_of_one(std::move(successor))),
+                           std::move(holds));
+}
+
+void RabbitDelivery::publish_batch_then_ack(std::shared_ptr<PublishBatch> batch, HoldSpecs holds) {
     if (stale()) throw stale_delivery();
-    const auto outcomes =
-        backend_.publish_messages(vector_of_one(std::move(successor)), std::move(holds));
+    const auto outcomes = backend_.publish_batch(std::move(batch), std::move(holds));
     // On failure the worker keeps the delivery and tries the settle again later
     // (docs/worker.md, settle failures).
     if (outcomes.front().status != QY_OK)
@@ -183,8 +186,13 @@ void RabbitDelivery::ack() {
 void RabbitDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay) {
     check_unsettled();
     std::shared_ptr<const QueueSpec> hold = queue_->hold_for(delay);
-    OutgoingMessage successor{hold->name, publish_properties(next), encode_envelope(next)};
-    publish_then_ack(std::move(successor), vector_of_one(std::move(hold)));
+    // A retry per run is common: it goes in the thread's reusable batch.
+    std::shared_ptr<PublishBatch> batch = PublishBatch::reusable();
+    OutgoingMessage &successor = batch->messages.front();
+    successor.queue = hold->name;
+    set_publish_properties(next, successor.properties);
+    encode_envelope(next, successor.body);
+    publish_batch_then_ack(std::move(batch), vector_of_one(std::move(hold)));
 }
 
 void RabbitDelivery::defer(const Envelope &next, std::chrono::nanoseconds delay) {

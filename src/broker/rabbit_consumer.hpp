@@ -76,10 +76,12 @@ private:
     // delivery throws QY_ERR_STALE_DELIVERY before it publishes anything: its job comes
     // back anyway, and a successor would double it.
     void publish_then_ack(OutgoingMessage successor, HoldSpecs holds = {});
+    // The same for a batch the caller filled in (PublishBatch::reusable).
+    void publish_batch_then_ack(std::shared_ptr<PublishBatch> batch, HoldSpecs holds);
     void settle(Settlement settlement);
 
     RabbitBackend &backend_;
-    RabbitConnection &connection_;  // the one it came on
+    RabbitConnection &connection_;                      // the one it came on
     const std::shared_ptr<const ConsumedQueue> queue_;  // shared: it may outlive its consumer
     std::shared_ptr<Subscription> subscription_;
     IncomingDelivery delivery_;

@@ -21,6 +21,19 @@ TEST(AmqpProperties, DeriveFromTheEnvelope) {
     EXPECT_EQ(props.headers, headers);
 }
 
+TEST(AmqpProperties, SetOverOthersLeavesNothingOfThem) {
+    Envelope with = seed();
+    with.correlation_id = "order-17";
+    AmqpProperties props = dead_letter_properties(with, "fatal error: boom");
+    props.content_type = "application/octet-stream";
+    props.delivery_mode = 1;
+    const Envelope env = seed().deferred(7);
+    set_publish_properties(env, props);
+    EXPECT_EQ(props, publish_properties(env));
+    EXPECT_EQ(props.content_type, "application/json");
+    EXPECT_EQ(props.headers.size(), 2u);
+}
+
 TEST(AmqpProperties, CarryTheCorrelationIdOnlyWhenSet) {
     Envelope env = seed();
     env.correlation_id = "order-17";

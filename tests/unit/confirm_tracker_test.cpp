@@ -293,6 +293,22 @@ TEST(PublishWaiter, TakenOutcomesAreTheOutcomesAndALateCompletionFindsNone) {
     EXPECT_TRUE(w.finished());
 }
 
+TEST(PublishWaiter, AResetWaiterWaitsForItsNewPublishes) {
+    PublishWaiter w(1);
+    w.complete(0, {QY_ERR_NACKED, "no"});
+    ASSERT_TRUE(w.wait_until(Clock::now()));
+    (void)w.take_outcomes();
+    w.reset(2);
+    EXPECT_FALSE(w.finished());
+    w.complete(1, {QY_OK, ""});
+    EXPECT_FALSE(w.wait_until(Clock::now()));
+    w.complete(0, {QY_OK, ""});
+    ASSERT_TRUE(w.wait_until(Clock::now()));
+    ASSERT_EQ(w.outcomes().size(), 2u);
+    EXPECT_EQ(w.outcomes()[0].status, QY_OK);  // not the nack from before
+    EXPECT_EQ(w.outcomes()[0].message, "");
+}
+
 TEST(PublishWaiter, CompletionFromAnotherThreadWakesTheWaiter) {
     auto w = waiter(2);
     const auto start = Clock::now();

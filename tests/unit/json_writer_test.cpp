@@ -36,6 +36,18 @@ TEST(JsonString, WritesInPlaceExactlyItsSize) {
     }
 }
 
+TEST(JsonString, RoomHoldsTheWorstShortStringAndMeasuresLongOnes) {
+    // Short strings get the most they could take, unscanned: 40 control bytes fill it.
+    const std::string controls(40, '\x01');
+    EXPECT_EQ(json_string_room(controls), json_string_size(controls));
+    EXPECT_EQ(json_string_room(controls), 2 + 40 * 6);
+    EXPECT_EQ(json_string_room("plain"), 2 + 5 * 6);
+    // Longer ones are measured exactly.
+    const std::string long_plain(41, 'a');
+    EXPECT_EQ(json_string_room(long_plain), 43);
+    EXPECT_EQ(json_string_room(controls + "\x01"), 2 + 41 * 6);
+}
+
 TEST(JsonWriter, WritesCompactNestedValues) {
     std::string out;
     JsonWriter writer(out);

@@ -1,0 +1,80 @@
+// The batch of one message that a thread reuses for its publishes one at a time: reused
+// only when nobody else holds it, and handed out empty and waiting again.
+#include "broker/publish_batch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+namespace queuey {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A batch as a publish leaves it: filled in, confirmed, claimed, with a hold.
+void use(PublishBatch &batch, std::size_t body_bytes = 200) {
+    OutgoingMessage &message = batch.messages.front();
+    message.queue = "jobs.with.a.longish.queue.name";
+    message.properties.message_id = "0d8f9c22-5e3b-4f1a-9c77-2b1a6f0e3d44";
+    message.properties.headers.push_back({"x-attempt", 1u});
+    message.body.assign(body_bytes, 'x');
+    batch.holds.push_back(std::make_shared<const QueueSpec>());
+    batch.waiter.complete(0, {QY_OK, ""});
+    ASSERT_TRUE(batch.claim.start());
+}
+
+TEST(ReusableBatch, IsTheThreadsOwnOnceLetGoAndComesBackEmpty) {
+    PublishBatch *first = nullptr;
+    const char *body_storage = nullptr;
+    {
+        const auto batch = PublishBatch::reusable();
+        use(*batch);
+        first = batch.get();
+        body_storage = batch->messages.front().body.data();
+    }
+    const auto again = PublishBatch::reusable();
+    EXPECT_EQ(again.get(), first);
+    ASSERT_EQ(again->messages.size(), 1u);
+    const OutgoingMessage &message = again->messages.front();
+    EXPECT_TRUE(message.queue.empty());
+    EXPECT_TRUE(message.properties.headers.empty());
+    EXPECT_TRUE(message.body.empty());
+    EXPECT_EQ(message.body.data(), body_storage);  // its capacity kept: no allocation
+    EXPECT_TRUE(again->holds.empty());
+    EXPECT_FALSE(again->waiter.finished());
+    EXPECT_FALSE(again->waiter.wait_until(Clock::now()));
+    EXPECT_TRUE(again->claim.abandon());  // pending again: its caller may still give up
+}
+
+TEST(ReusableBatch, StillHeldElsewhereItIsNotReused) {
+    const auto held = PublishBatch::reusable();  // as the I/O thread holds an unconfirmed one
+    use(*held);
+    const auto next = PublishBatch::reusable();
+    EXPECT_NE(next.get(), held.get());
+    EXPECT_EQ(held->messages.front().body.size(), 200u);  // untouched
+    EXPECT_TRUE(next->messages.front().body.empty());
+}
+
+TEST(ReusableBatch, EachThreadHasItsOwn) {
+    const auto mine = PublishBatch::reusable();
+    PublishBatch *theirs = nullptr;
+    std::thread([&] { theirs = PublishBatch::reusable().get(); }).join();
+    EXPECT_NE(theirs, mine.get());
+}
+
+TEST(ReusableBatch, ABigBodyIsNotKept) {
+    PublishBatch *big = nullptr;
+    {
+        const auto batch = PublishBatch::reusable();
+        use(*batch, 1024 * 1024);
+        big = batch.get();
+    }
+    const auto next = PublishBatch::reusable();
+    EXPECT_NE(next.get(), big);
+    EXPECT_LT(next->messages.front().body.capacity(), 1024u * 1024u);
+}
+
+}  // namespace
+}  // namespace queuey
