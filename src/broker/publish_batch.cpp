@@ -13,7 +13,8 @@ constexpr std::size_t largest_kept_body = 64 * 1024;
 }  // namespace
 
 std::shared_ptr<PublishBatch> PublishBatch::reusable() {
-    thread_local std::shared_ptr<PublishBatch> kept;
+    thread_local std::shared_ptr<PublishBatch> kept_here;
+    std::shared_ptr<PublishBatch> &kept = kept_here;  // one look-up of the thread's storage
     if (!kept || kept.use_count() != 1 || kept->messages.size() != 1 ||
         kept->messages.front().body.capacity() > largest_kept_body) {
         kept = std::make_shared<PublishBatch>(1);
