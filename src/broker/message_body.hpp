@@ -1,13 +1,12 @@
-// A delivery's body in the buffer rabbitmq-c read it into, taken over rather than copied:
-// amqp_read_message already copied it out of the socket's buffer, and a second copy of a
-// megabyte body costs a fresh allocation (page faults) and a memmove per delivery. Shared
-// on request: the decoded envelope's payload may then stay in it (decode_envelope_sharing).
+// A delivery's body in the one buffer its frames were copied into (arriving_contents.hpp),
+// kept rather than copied again: a second copy of a megabyte body costs a fresh
+// allocation (page faults) and a memmove per delivery. Shared on request: the decoded
+// envelope's payload may then stay in it (decode_envelope_sharing).
 #pragma once
-
-#include <amqp.h>
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,15 +15,17 @@ namespace queuey {
 class MessageBody {
 public:
     MessageBody() = default;
-    // Takes over the message's body and leaves it empty: amqp_destroy_message then frees
-    // only the rest.
-    static MessageBody take_from(amqp_message_t &message) {
+    // size bytes of its own, to be filled in through data() before it is viewed or
+    // shared; nullopt when malloc finds no memory.
+    static std::optional<MessageBody> of_size(std::size_t size) {
         MessageBody body;
-        body.owned_.reset(static_cast<char *>(message.body.bytes));
-        body.size_ = message.body.len;
-        message.body = amqp_empty_bytes;
+        if (size == 0) return body;
+        body.owned_.reset(static_cast<char *>(std::malloc(size)));
+        if (!body.owned_) return std::nullopt;
+        body.size_ = size;
         return body;
     }
+    char *data() { return owned_.get(); }
 
     std::string_view view() const { return {shared_ ? shared_.get() : owned_.get(), size_}; }
     std::string copy() const { return std::string(view()); }
@@ -36,7 +37,7 @@ public:
     }
 
 private:
-    struct Free {  // amqp_bytes_malloc allocates with malloc
+    struct Free {  // of_size allocates with malloc
         void operator()(char *bytes) const { std::free(bytes); }
     };
     std::unique_ptr<char, Free> owned_;

@@ -1,7 +1,6 @@
 #include "rabbit_connection.hpp"
 
 #include "amqp_failure.hpp"
-#include "amqp_table.hpp"
 
 #include <algorithm>
 #include <future>
@@ -40,13 +39,6 @@ constexpr std::chrono::milliseconds consumers_read_at_most{20};
 
 std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
-}
-
-// A count header (x-lost-runs, x-delivery-count): an integer within 32 bits; anything
-// else counts as none.
-std::uint32_t count_of(std::optional<std::int64_t> header) {
-    if (!header || *header < 0) return 0;
-    return static_cast<std::uint32_t>(std::min<std::int64_t>(*header, UINT32_MAX));
 }
 
 }  // namespace
@@ -676,7 +668,11 @@ void RabbitConnection::wake_handed() {
 }
 
 void RabbitConnection::dispatch(const amqp_frame_t &frame) {
-    if (frame.frame_type != AMQP_FRAME_METHOD) return;  // content is read with its method
+    if (frame.frame_type == AMQP_FRAME_HEADER || frame.frame_type == AMQP_FRAME_BODY) {
+        if (auto delivery = arriving_.content(frame)) hand_over(std::move(*delivery));
+        return;
+    }
+    if (frame.frame_type != AMQP_FRAME_METHOD) return;
     const amqp_channel_t channel = frame.channel;
     void *decoded = frame.payload.method.decoded;
     switch (frame.payload.method.id) {
@@ -714,27 +710,7 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             delivery.channel = channel;
             delivery.delivery_tag = deliver->delivery_tag;
             delivery.redelivered = deliver->redelivered != 0;
-            amqp_message_t message = session_->read_content(channel);
-            delivery.body = MessageBody::take_from(message);
-            if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
-                delivery.message_id = text_of(message.properties.message_id);
-            if (message.properties._flags & AMQP_BASIC_HEADERS_FLAG) {
-                const amqp_table_t &headers = message.properties.headers;
-                delivery.lost_runs = count_of(integer_field(headers, lost_runs_header));
-                delivery.returns = count_of(integer_field(headers, delivery_count_header));
-            }
-            amqp_destroy_message(&message);
-            for (const auto &subscription : subscriptions_) {
-                if (subscription->channel != channel) continue;
-                delivery.generation = subscription->generation.load();
-                subscription->settles.delivered(delivery.delivery_tag, delivery.message_id);
-                subscription->deliveries->push(std::move(delivery));
-                if (handed_to_.empty() || handed_to_.back() != subscription->deliveries)
-                    handed_to_.push_back(subscription->deliveries);
-                return;
-            }
-            // A channel being closed: the broker requeues what it sent there.
-            own_redeliveries_.record(delivery.message_id);
+            arriving_.delivered(std::move(delivery));  // handed over once its content is in
             return;
         }
         case AMQP_BASIC_CANCEL_METHOD: {
@@ -782,6 +758,20 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             return;
         default: return;
     }
+}
+
+void RabbitConnection::hand_over(IncomingDelivery delivery) {
+    for (const auto &subscription : subscriptions_) {
+        if (subscription->channel != delivery.channel) continue;
+        delivery.generation = subscription->generation.load();
+        subscription->settles.delivered(delivery.delivery_tag, delivery.message_id);
+        subscription->deliveries->push(std::move(delivery));
+        if (handed_to_.empty() || handed_to_.back() != subscription->deliveries)
+            handed_to_.push_back(subscription->deliveries);
+        return;
+    }
+    // A channel being closed: the broker requeues what it sent there.
+    own_redeliveries_.record(delivery.message_id);
 }
 
 void RabbitConnection::wait_for_input() {
@@ -855,6 +845,7 @@ std::exception_ptr RabbitConnection::take_session_back() {
 void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status status,
                                          const std::string &text) {
     options_.logger.warn("the broker closed channel " + std::to_string(channel) + ": " + text);
+    arriving_.forget(channel);
     if (channel == publish_channel) {
         // One publish's fault is never reported as the others' status.
         if (const auto violation = message_size_violation(text)) {
@@ -979,6 +970,7 @@ void RabbitConnection::connect() {
     for (std::size_t i = 0; i < options_.urls.size() && !session_; ++i) {
         try {
             session_ = std::make_unique<AmqpSession>(options_.urls[i], options_.session);
+            arriving_.clear();  // the old connection's contents never come
         } catch (const Error &error) {
             if (options_.urls.size() == 1) throw;
             failures += (failures.empty() ? "" : "; ") + std::string(error.what());

@@ -17,6 +17,7 @@
 #include "amqp_failure.hpp"
 #include "amqp_session.hpp"
 #include "amqp_url.hpp"
+#include "arriving_contents.hpp"
 #include "channel_settles.hpp"
 #include "command_claim.hpp"
 #include "confirm_tracker.hpp"
@@ -323,6 +324,8 @@ private:
     // Reads a turn's frames; consumers handed a delivery are woken at its end.
     void read_frames();
     void dispatch(const amqp_frame_t &frame);
+    // A delivery whose content is in: to its subscription's consumers.
+    void hand_over(IncomingDelivery delivery);
     void wake_handed();
     void wait_for_input();
     void on_channel_closed(amqp_channel_t channel, qy_status status, const std::string &text);
@@ -362,6 +365,7 @@ private:
     const ConnectionOptions options_;
     std::unique_ptr<AmqpSession> session_;  // I/O thread only (after construction)
     ConfirmTracker tracker_;                // I/O thread only
+    ArrivingContents arriving_;             // the reader only (the I/O thread or a lend)
     HoldLeases hold_leases_;
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
@@ -370,7 +374,7 @@ private:
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
     // The delivery queues read_frames handed deliveries to in this turn (the reader only).
     std::vector<std::shared_ptr<DeliveryQueue>> handed_to_;
-    std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;    // I/O thread only
+    std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;  // I/O thread only
     std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set on the I/O thread
     std::string last_error_;
     // The commands of the current turn; kept, with its capacity, from turn to turn.
