@@ -85,8 +85,9 @@ public:
     void input_seen();
     // The next frame if one can be had without blocking (heartbeats are sent as due).
     bool next_frame(amqp_frame_t &frame);
-    // The content (header and body frames) that follows a basic.deliver or basic.return;
-    // the caller frees it with amqp_destroy_message.
+    // The content (header and body frames) that follows a basic.return or basic.get-ok
+    // (a delivery's is assembled by ArrivingContents); the caller frees it with
+    // amqp_destroy_message.
     amqp_message_t read_content(amqp_channel_t channel);
     void release_buffers();
 

@@ -1,5 +1,7 @@
 #include "publish_batch.hpp"
 
+#include "../envelope_codec.hpp"
+
 #include <atomic>
 
 namespace queuey {
@@ -15,7 +17,7 @@ constexpr std::size_t largest_kept_body = 64 * 1024;
 std::shared_ptr<PublishBatch> PublishBatch::reusable() {
     thread_local std::shared_ptr<PublishBatch> kept_here;
     std::shared_ptr<PublishBatch> &kept = kept_here;  // one look-up of the thread's storage
-    if (!kept || kept.use_count() != 1 || kept->messages.size() != 1 ||
+    if (!kept || kept.use_count() != 1 ||
         kept->messages.front().body.capacity() > largest_kept_body) {
         kept = std::make_shared<PublishBatch>(1);
         return kept;
@@ -31,6 +33,13 @@ std::shared_ptr<PublishBatch> PublishBatch::reusable() {
     kept->claim.reset();
     kept->holds.clear();
     return kept;
+}
+
+void set_message(OutgoingMessage &message, std::string_view queue, const Envelope &env) {
+    message.queue.assign(queue);
+    set_publish_properties(env, message.properties);
+    message.body.clear();
+    encode_envelope(env, message.body);
 }
 
 void PublishBatch::fail_from(std::size_t first, const Error &error) {

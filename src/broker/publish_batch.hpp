@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace queuey {
@@ -21,6 +22,10 @@ struct OutgoingMessage {
     AmqpProperties properties;
     std::string body;
 };
+
+// message becomes env's publish to queue, written over what it held: its strings and
+// vectors keep their capacity (a reused batch's message allocates nothing).
+void set_message(OutgoingMessage &message, std::string_view queue, const Envelope &env);
 
 // The hold queues a batch publishes into, declared first unless declared lately: shared,
 // as a consumer keeps each of its holds for every retry into it (consumed_queue.hpp).

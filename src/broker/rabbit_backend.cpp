@@ -1,7 +1,5 @@
 #include "rabbit_backend.hpp"
 
-#include "../amqp_properties.hpp"
-#include "../envelope_codec.hpp"
 #include "rabbit_browser.hpp"
 #include "rabbit_consumer.hpp"
 
@@ -81,18 +79,15 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
     HoldSpecs holds;
     for (std::size_t i = 0; i < envelopes.size(); ++i) {
         const Envelope &envelope = *envelopes[i];
-        OutgoingMessage &message = batch->messages[i];
-        if (delay) {
-            QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
-            message.queue = hold.name;
-            if (std::none_of(holds.begin(), holds.end(),
-                             [&](const auto &held) { return *held == hold; }))
-                holds.push_back(std::make_shared<const QueueSpec>(std::move(hold)));
-        } else {
-            message.queue = envelope.queue;
+        if (!delay) {
+            set_message(batch->messages[i], envelope.queue, envelope);
+            continue;
         }
-        set_publish_properties(envelope, message.properties);
-        encode_envelope(envelope, message.body);
+        QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
+        set_message(batch->messages[i], hold.name, envelope);
+        if (std::none_of(holds.begin(), holds.end(),
+                         [&](const auto &held) { return *held == hold; }))
+            holds.push_back(std::make_shared<const QueueSpec>(std::move(hold)));
     }
     return publish_batch(std::move(batch), std::move(holds));
 }
