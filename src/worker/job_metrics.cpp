@@ -16,6 +16,7 @@ const char *job_metric_outcome_name(JobMetricOutcome outcome) {
 }
 
 JobSeries &JobMetrics::series(std::string_view queue, std::string_view job_type) {
+    if (last_ != nullptr && last_->job_type == job_type && last_->queue == queue) return *last_;
     auto by_queue = series_.find(queue);
     if (by_queue == series_.end()) by_queue = series_.try_emplace(std::string(queue)).first;
     auto &by_type = by_queue->second;
@@ -26,7 +27,8 @@ JobSeries &JobMetrics::series(std::string_view queue, std::string_view job_type)
         made.job_type = job_type;
         found = by_type.try_emplace(std::string(job_type), std::move(made)).first;
     }
-    return found->second;
+    last_ = &found->second;
+    return *last_;
 }
 
 void JobMetrics::add_series(std::string_view queue, std::string_view job_type) {
