@@ -160,6 +160,12 @@ public:
     // queue; one outcome per envelope, in order. Success means the broker took it.
     virtual std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                                 std::optional<std::chrono::nanoseconds> delay) = 0;
+    // The same for one envelope, its outcome alone (a backend may spare the vector).
+    virtual PublishOutcome publish_one(const Envelope &envelope,
+                                       std::optional<std::chrono::nanoseconds> delay) {
+        const Envelope *const one[] = {&envelope};
+        return publish(one, delay).front();
+    }
     // Consumes declared queues, each with its prefetch; one consumer yields the
     // deliveries of all of them. observer (may be null) hears of what the consumer
     // settles on its own; the consumer keeps it as long as it lives.

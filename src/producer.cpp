@@ -4,9 +4,9 @@
 
 namespace queuey {
 
-void Producer::publish_one(const Envelope &envelope, std::optional<std::chrono::nanoseconds> delay) {
-    const Envelope *const one[] = {&envelope};
-    const PublishOutcome outcome = backend_->publish(one, delay).front();
+void Producer::publish_one(const Envelope &envelope,
+                           std::optional<std::chrono::nanoseconds> delay) {
+    const PublishOutcome outcome = backend_->publish_one(envelope, delay);
     if (outcome.status != QY_OK) throw Error(outcome.status, "", outcome.message);
 }
 

@@ -50,6 +50,11 @@ std::vector<PublishOutcome> PublishWaiter::take_outcomes() {
     return outcomes;
 }
 
+PublishOutcome PublishWaiter::take_outcome(std::size_t index) {
+    std::lock_guard lock(mutex_);
+    return std::move(outcomes_.at(index));
+}
+
 bool PublishWaiter::finished() { return state_.load() == all_in; }
 
 }  // namespace queuey

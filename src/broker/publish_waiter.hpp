@@ -41,6 +41,9 @@ public:
     // The same, moved out for the caller (once, after wait_until returned true): a copy
     // would be an allocation per publish. A stray complete() after it finds no index.
     std::vector<PublishOutcome> take_outcomes();
+    // One outcome moved out (after wait_until returned true), the vector left as it is:
+    // a batch reused by its thread keeps the vector's capacity for its next publish.
+    PublishOutcome take_outcome(std::size_t index);
     // The outcomes so far, with `pending` for those not completed yet.
     std::vector<PublishOutcome> outcomes_or(const PublishOutcome &pending);
 

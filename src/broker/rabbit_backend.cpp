@@ -69,10 +69,22 @@ QueueConfig RabbitBackend::config_of(const std::string &queue) const {
 std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
                                                    std::optional<std::chrono::nanoseconds> delay) {
     if (envelopes.empty()) return {};
-    // One job, the common call, goes in the thread's reusable batch.
-    std::shared_ptr<PublishBatch> batch = envelopes.size() == 1
-                                              ? PublishBatch::reusable()
-                                              : std::make_shared<PublishBatch>(envelopes.size());
+    if (envelopes.size() == 1) return {publish_one(*envelopes.front(), delay)};
+    auto batch = std::make_shared<PublishBatch>(envelopes.size());
+    HoldSpecs holds = fill_batch(*batch, envelopes, delay);
+    return publish_batch(std::move(batch), std::move(holds));
+}
+
+PublishOutcome RabbitBackend::publish_one(const Envelope &envelope,
+                                          std::optional<std::chrono::nanoseconds> delay) {
+    std::shared_ptr<PublishBatch> batch = PublishBatch::reusable();
+    const Envelope *const one[] = {&envelope};
+    HoldSpecs holds = fill_batch(*batch, one, delay);
+    return publish_single(std::move(batch), std::move(holds));
+}
+
+HoldSpecs RabbitBackend::fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
+                                    std::optional<std::chrono::nanoseconds> delay) const {
     // Hold queues are declared before a held publish (unless declared lately,
     // hold_leases.hpp): the redeclare renews their x-expires lease. One declare per queue
     // in a batch.
@@ -80,16 +92,16 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
     for (std::size_t i = 0; i < envelopes.size(); ++i) {
         const Envelope &envelope = *envelopes[i];
         if (!delay) {
-            set_message(batch->messages[i], envelope.queue, envelope);
+            set_message(batch.messages[i], envelope.queue, envelope);
             continue;
         }
         QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
-        set_message(batch->messages[i], hold.name, envelope);
+        set_message(batch.messages[i], hold.name, envelope);
         if (std::none_of(holds.begin(), holds.end(),
                          [&](const auto &held) { return *held == hold; }))
             holds.push_back(std::make_shared<const QueueSpec>(std::move(hold)));
     }
-    return publish_batch(std::move(batch), std::move(holds));
+    return holds;
 }
 
 std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages,
@@ -100,19 +112,29 @@ std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<Outgoing
 
 std::vector<PublishOutcome> RabbitBackend::publish_batch(std::shared_ptr<PublishBatch> batch,
                                                          HoldSpecs holds) {
-    const auto until = deadline();
-    batch->deadline = until;
-    PublishWaiter &waiter = batch->waiter;
+    if (publish_and_wait(batch, std::move(holds))) return batch->waiter.take_outcomes();
+    return batch->waiter.outcomes_or(unconfirmed_outcome(*batch));
+}
+
+PublishOutcome RabbitBackend::publish_single(std::shared_ptr<PublishBatch> batch, HoldSpecs holds) {
+    if (publish_and_wait(batch, std::move(holds))) return batch->waiter.take_outcome(0);
+    return batch->waiter.outcomes_or(unconfirmed_outcome(*batch)).front();
+}
+
+bool RabbitBackend::publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds) {
+    batch->deadline = deadline();
     publisher_.publish(batch, std::move(holds));
-    if (waiter.wait_until(until)) return waiter.take_outcomes();
+    return batch->waiter.wait_until(batch->deadline);
+}
+
+PublishOutcome RabbitBackend::unconfirmed_outcome(PublishBatch &batch) const {
     const std::string within = " within " + std::to_string(publish_timeout_.count()) + " ms";
-    if (batch->claim.abandon())  // never started: the I/O thread will not send it later either
-        return waiter.outcomes_or(
-            {QY_ERR_NOT_SENT, "not sent" + within +
-                                  " (the connection was down, or the broker blocked "
-                                  "publishing); the job is not in the queue"});
-    return waiter.outcomes_or({QY_ERR_TIMEOUT, "the broker did not confirm the publish" + within +
-                                                   "; the job may or may not have been accepted"});
+    if (batch.claim.abandon())  // never started: the I/O thread will not send it later either
+        return {QY_ERR_NOT_SENT, "not sent" + within +
+                                     " (the connection was down, or the broker blocked "
+                                     "publishing); the job is not in the queue"};
+    return {QY_ERR_TIMEOUT, "the broker did not confirm the publish" + within +
+                                "; the job may or may not have been accepted"};
 }
 
 std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> &queues,

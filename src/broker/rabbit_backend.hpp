@@ -27,6 +27,9 @@ public:
     QueueConfig config_of(const std::string &queue) const override;
     std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                         std::optional<std::chrono::nanoseconds> delay) override;
+    // In the calling thread's reusable batch (PublishBatch::reusable): no allocation.
+    PublishOutcome publish_one(const Envelope &envelope,
+                               std::optional<std::chrono::nanoseconds> delay) override;
     using Backend::consume;
     std::unique_ptr<Consumer> consume(const std::vector<std::string> &queues,
                                       std::shared_ptr<ConsumerObserver> observer) override;
@@ -42,6 +45,8 @@ public:
     // The same for a batch whose messages the caller filled in (PublishBatch::reusable).
     std::vector<PublishOutcome> publish_batch(std::shared_ptr<PublishBatch> batch,
                                               HoldSpecs holds = {});
+    // The same for a batch of one message, its outcome alone.
+    PublishOutcome publish_single(std::shared_ptr<PublishBatch> batch, HoldSpecs holds = {});
     // Publishes and declares; connected with the backend ("NAME (publish)").
     RabbitConnection &publishing() { return publisher_; }
     // Consumes and settles; connected by the first consumer ("NAME (consume)"). Throws
@@ -53,6 +58,14 @@ public:
 
 private:
     RabbitConnection::Clock::time_point deadline() const;
+    // Sets each message of batch (its size) to envelopes, to their queues or their holds
+    // after delay; the holds to declare first, one per queue.
+    HoldSpecs fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
+                         std::optional<std::chrono::nanoseconds> delay) const;
+    // Hands batch to the publishing connection; true when every outcome came in time.
+    bool publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds);
+    // The outcome of the publishes of batch that did not get theirs in time.
+    PublishOutcome unconfirmed_outcome(PublishBatch &batch) const;
 
     const std::chrono::milliseconds publish_timeout_;
     const ConnectionOptions consumer_options_;

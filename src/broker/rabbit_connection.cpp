@@ -204,6 +204,7 @@ void RabbitConnection::run_publish(const std::shared_ptr<PublishBatch> &batch) {
     // Checked when written, not when called: a batch held back (a reconnect, a blocked
     // broker) past its holds' window declares them. With one to declare, all are: one
     // round trip either way.
+    if (batch->holds.empty()) return write_publishes(batch);
     const auto now = Clock::now();
     if (std::all_of(batch->holds.begin(), batch->holds.end(),
                     [&](const auto &spec) { return hold_leases_.fresh(*spec, now); }))

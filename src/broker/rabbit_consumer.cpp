@@ -159,11 +159,10 @@ void RabbitDelivery::publish_then_ack(OutgoingMessage successor, HoldSpecs holds
 
 void RabbitDelivery::publish_batch_then_ack(std::shared_ptr<PublishBatch> batch, HoldSpecs holds) {
     if (stale()) throw stale_delivery();
-    const auto outcomes = backend_.publish_batch(std::move(batch), std::move(holds));
+    const PublishOutcome outcome = backend_.publish_single(std::move(batch), std::move(holds));
     // On failure the worker keeps the delivery and tries the settle again later
     // (docs/worker.md, settle failures).
-    if (outcomes.front().status != QY_OK)
-        throw Error(outcomes.front().status, "", outcomes.front().message);
+    if (outcome.status != QY_OK) throw Error(outcome.status, "", outcome.message);
     settle(Settlement::ack);
 }
 

@@ -309,6 +309,22 @@ TEST(PublishWaiter, AResetWaiterWaitsForItsNewPublishes) {
     EXPECT_EQ(w.outcomes()[0].message, "");
 }
 
+TEST(PublishWaiter, OneOutcomeTakenLeavesTheWaiterReusable) {
+    PublishWaiter w(1);
+    w.complete(0, {QY_ERR_UNROUTABLE, "returned"});
+    ASSERT_TRUE(w.wait_until(Clock::now()));
+    const PublishOutcome taken = w.take_outcome(0);
+    EXPECT_EQ(taken.status, QY_ERR_UNROUTABLE);
+    EXPECT_EQ(taken.message, "returned");
+    w.complete(0, {QY_ERR_NACKED, "late"});  // completed once already: ignored
+    EXPECT_EQ(w.outcomes().size(), 1u);
+    w.reset(1);
+    EXPECT_FALSE(w.finished());
+    w.complete(0, {QY_OK, ""});
+    ASSERT_TRUE(w.wait_until(Clock::now()));
+    EXPECT_EQ(w.take_outcome(0).status, QY_OK);
+}
+
 TEST(PublishWaiter, CompletionFromAnotherThreadWakesTheWaiter) {
     auto w = waiter(2);
     const auto start = Clock::now();
