@@ -76,7 +76,7 @@ private:
     // delivery throws QY_ERR_STALE_DELIVERY before it publishes anything: its job comes
     // back anyway, and a successor would double it.
     void publish_then_ack(OutgoingMessage successor, HoldSpecs holds = {});
-    // The same for a batch the caller filled in (PublishBatch::reusable).
+    // The same for a batch of one message the caller filled in (PublishBatch::reusable).
     void publish_batch_then_ack(std::shared_ptr<PublishBatch> batch, HoldSpecs holds);
     void settle(Settlement settlement);
 
