@@ -42,10 +42,8 @@ public:
     // declaring the holds first (see RabbitConnection::publish).
     std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages,
                                                  HoldSpecs holds = {});
-    // The same for a batch whose messages the caller filled in (PublishBatch::reusable).
-    std::vector<PublishOutcome> publish_batch(std::shared_ptr<PublishBatch> batch,
-                                              HoldSpecs holds = {});
-    // The same for a batch of one message, its outcome alone.
+    // The same for a batch of one message the caller filled in (PublishBatch::reusable):
+    // its outcome alone.
     PublishOutcome publish_single(std::shared_ptr<PublishBatch> batch, HoldSpecs holds = {});
     // Publishes and declares; connected with the backend ("NAME (publish)").
     RabbitConnection &publishing() { return publisher_; }
@@ -62,6 +60,8 @@ private:
     // after delay; the holds to declare first, one per queue.
     HoldSpecs fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
                          std::optional<std::chrono::nanoseconds> delay) const;
+    // Publishes batch and waits for every outcome (publish and publish_messages).
+    std::vector<PublishOutcome> publish_batch(std::shared_ptr<PublishBatch> batch, HoldSpecs holds);
     // Hands batch to the publishing connection; true when every outcome came in time.
     bool publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds);
     // The outcome of the publishes of batch that did not get theirs in time.

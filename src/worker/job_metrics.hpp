@@ -63,7 +63,7 @@ private:
     // The series of (queue, job_type), made when missing. Call with mutex_ held.
     JobSeries &series(std::string_view queue, std::string_view job_type);
 
-    mutable std::mutex mutex_;  // guards series_
+    mutable std::mutex mutex_;  // guards series_ and last_
     // By queue, then by job type.
     std::map<std::string, std::map<std::string, JobSeries, std::less<>>, std::less<>> series_;
     JobSeries *last_ = nullptr;  // the series series() returned last: map nodes stay put
