@@ -1,5 +1,6 @@
 #include "rabbit_backend.hpp"
 
+#include "batch_pieces.hpp"
 #include "rabbit_browser.hpp"
 #include "rabbit_consumer.hpp"
 
@@ -70,9 +71,36 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
                                                    std::optional<std::chrono::nanoseconds> delay) {
     if (envelopes.empty()) return {};
     if (envelopes.size() == 1) return {publish_one(*envelopes.front(), delay)};
-    auto batch = std::make_shared<PublishBatch>(envelopes.size());
-    HoldSpecs holds = fill_batch(*batch, envelopes, delay);
-    return publish_batch(std::move(batch), std::move(holds));
+    // What refuses a held job (an undeclared queue, a delay out of range) refuses the
+    // batch before any piece of it goes.
+    if (delay && next_piece_size(envelopes) < envelopes.size())
+        for (const Envelope *envelope : envelopes)
+            static_cast<void>(hold_queue_spec(config_of(envelope->queue), *delay));
+    // In pieces (batch_pieces.hpp), all under one deadline; in order, so the outcomes
+    // taken line up with the envelopes.
+    const auto until = deadline();
+    const auto late = [this](PublishBatch &piece) { return unconfirmed_outcome(piece); };
+    std::vector<PublishOutcome> outcomes;
+    outcomes.reserve(envelopes.size());
+    UnconfirmedPieces unconfirmed;
+    bool in_time = true;
+    for (std::size_t first = 0; first < envelopes.size() && in_time;) {
+        while (in_time && unconfirmed.bytes() >= unconfirmed_window_bytes)
+            in_time = unconfirmed.take_oldest(until, outcomes, late);
+        if (!in_time) break;
+        const EnvelopeRefs jobs =
+            envelopes.subspan(first, next_piece_size(envelopes.subspan(first)));
+        auto piece = std::make_shared<PublishBatch>(jobs.size());
+        HoldSpecs holds = fill_batch(*piece, jobs, delay);
+        first += jobs.size();
+        piece->deadline = until;
+        publisher_.publish(piece, std::move(holds), /*caller_waits=*/first == envelopes.size());
+        unconfirmed.add(std::move(piece));
+    }
+    while (!unconfirmed.empty()) unconfirmed.take_oldest(until, outcomes, late);
+    // Jobs left when the deadline passed were never handed over.
+    outcomes.resize(envelopes.size(), not_sent_outcome());
+    return outcomes;
 }
 
 PublishOutcome RabbitBackend::publish_one(const Envelope &envelope,
@@ -128,13 +156,17 @@ bool RabbitBackend::publish_and_wait(const std::shared_ptr<PublishBatch> &batch,
 }
 
 PublishOutcome RabbitBackend::unconfirmed_outcome(PublishBatch &batch) const {
-    const std::string within = " within " + std::to_string(publish_timeout_.count()) + " ms";
     if (batch.claim.abandon())  // never started: the I/O thread will not send it later either
-        return {QY_ERR_NOT_SENT, "not sent" + within +
-                                     " (the connection was down, or the broker blocked "
-                                     "publishing); the job is not in the queue"};
-    return {QY_ERR_TIMEOUT, "the broker did not confirm the publish" + within +
-                                "; the job may or may not have been accepted"};
+        return not_sent_outcome();
+    return {QY_ERR_TIMEOUT, "the broker did not confirm the publish within " +
+                                std::to_string(publish_timeout_.count()) +
+                                " ms; the job may or may not have been accepted"};
+}
+
+PublishOutcome RabbitBackend::not_sent_outcome() const {
+    return {QY_ERR_NOT_SENT, "not sent within " + std::to_string(publish_timeout_.count()) +
+                                 " ms (the connection was down, or the broker blocked "
+                                 "publishing); the job is not in the queue"};
 }
 
 std::unique_ptr<Consumer> RabbitBackend::consume(const std::vector<std::string> &queues,

@@ -66,6 +66,9 @@ private:
     bool publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds);
     // The outcome of the publishes of batch that did not get theirs in time.
     PublishOutcome unconfirmed_outcome(PublishBatch &batch) const;
+    // The outcome of a publish never handed to the connection, or abandoned before it
+    // was written.
+    PublishOutcome not_sent_outcome() const;
 
     const std::chrono::milliseconds publish_timeout_;
     const ConnectionOptions consumer_options_;

@@ -168,11 +168,12 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
                     "slow); the queue may or may not be declared");
 }
 
-void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first) {
+void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first,
+                               bool caller_waits) {
     // Whoever writes the batch declares its holds first unless they are all fresh then
     // (run_publish).
     batch->holds = std::move(declare_first);
-    if (!publish_while_io_sleeps(batch)) post(PublishCommand{std::move(batch)});
+    if (!publish_while_io_sleeps(batch, caller_waits)) post(PublishCommand{std::move(batch)});
 }
 
 void RabbitConnection::declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
@@ -268,10 +269,12 @@ RabbitConnection::Lend RabbitConnection::borrow_session(Borrower borrower) {
     return lent_as_;
 }
 
-bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch) {
+bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch,
+                                               bool caller_waits) {
     const Lend lend = borrow_session(Borrower::publish);
     if (lend == Lend::refused) return false;
-    const bool reads = lend == Lend::to_read;
+    const bool reads = lend == Lend::to_read;  // the I/O thread left the socket to callers
+    const bool reads_confirms = reads && caller_waits;
     std::exception_ptr failure;
     bool written = false;
     try {
@@ -284,12 +287,12 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
         // while its caller returns at the deadline; a caller writing itself could not.
         written = !blocked_ && session_->writes_at_once(bytes_to_write(*batch));
         if (written) run_publish(batch);  // as the I/O thread runs it
-        if (written && reads)
+        if (written && reads_confirms)
             read_while_lent(batch->deadline, [&] { return batch->waiter.finished(); });
     } catch (...) {
         failure = std::current_exception();
     }
-    const bool confirmed = written && reads && batch->waiter.finished();
+    const bool confirmed = written && reads_confirms && batch->waiter.finished();
     give_session_back(failure, lend, [&] {
         if (!written) return;
         ++counters_.written_by_caller;

@@ -164,7 +164,10 @@ public:
     // declare_first is declared (not remembered) first, and the publishes are written once
     // the broker has answered them all: a hold queue's lease then starts as late as it
     // can. When one of those declares fails, every message fails with its error, unsent.
-    void publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first = {});
+    // caller_waits: the caller waits for the outcomes next, and may read its confirms
+    // itself; one with more to publish first leaves them to the I/O thread.
+    void publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first = {},
+                 bool caller_waits = true);
 
     // Opens a channel with basic.qos(prefetch) and consumes queue; deliveries arrive in
     // sink. Throws Error.
@@ -288,8 +291,9 @@ private:
     // session and writes its publishes itself, as the I/O thread would (docs/broker.md,
     // a caller's own publish): one wake-up fewer. When the I/O thread left the socket to
     // callers, the caller also reads until its confirms are in (a caller's own confirm):
-    // one more wake-up fewer. False, having written nothing, otherwise.
-    bool publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch);
+    // one more wake-up fewer (unless !caller_waits). False, having written nothing,
+    // otherwise.
+    bool publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch, bool caller_waits);
     // A caller holding the session (its confirms, a consumer's deliveries): reads and
     // dispatches frames, as the I/O thread would, until done(), the deadline passes, or
     // the eventfd calls for the I/O thread.

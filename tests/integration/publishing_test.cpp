@@ -7,6 +7,7 @@
 #include "log.hpp"
 
 #include <atomic>
+#include <iostream>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -15,6 +16,9 @@ namespace queuey_it {
 namespace {
 
 using namespace std::chrono_literals;
+
+// A JSON string of bytes bytes, quotes included.
+std::string string_payload(std::size_t bytes) { return '"' + std::string(bytes - 2, 'p') + '"'; }
 
 class Publishing : public CoreTest {
 protected:
@@ -27,15 +31,18 @@ protected:
     }
 
     // A batch of count jobs for queue, except at the indices in missing, which go to a
-    // queue that does not exist; checks each outcome and what arrived.
-    void publish_batch_with_unroutable(std::size_t count, const std::set<std::size_t> &missing) {
+    // queue that does not exist; checks each outcome and what arrived. With payload_bytes,
+    // each payload is a JSON string of that size.
+    void publish_batch_with_unroutable(std::size_t count, const std::set<std::size_t> &missing,
+                                       std::size_t payload_bytes = 0) {
         const auto config = declare_queue();
         const std::string nowhere = unique_name("missing");
         std::vector<queuey::Envelope> batch;
         std::multiset<std::string> expected;
         for (std::size_t i = 0; i < count; ++i) {
-            batch.push_back(
-                job(missing.count(i) ? nowhere : config.name, "{\"i\":" + std::to_string(i) + "}"));
+            const std::string payload =
+                payload_bytes ? string_payload(payload_bytes) : "{\"i\":" + std::to_string(i) + "}";
+            batch.push_back(job(missing.count(i) ? nowhere : config.name, payload));
             if (!missing.count(i)) expected.insert(batch.back().job_id);
         }
         const auto outcomes = producer_->enqueue_batch(batch);
@@ -73,6 +80,59 @@ TEST_F(Publishing, OneUnroutablePublishInAPipelinedBatchFailsAloneAndTheOthersAr
 
 TEST_F(Publishing, UnroutablePublishesAtTheEdgesOfABatchAreAttributedExactly) {
     publish_batch_with_unroutable(200, {0, 1, 57, 198, 199});
+}
+
+TEST_F(Publishing, ABatchBiggerThanTheUnconfirmedWindowGoesInPiecesEachJobAttributed) {
+    // 24 MiB of bodies: pieces of two jobs, the caller waiting on the oldest while 16 MiB
+    // are unconfirmed (batch_pieces.hpp); returns in the first, a middle and the last piece.
+    publish_batch_with_unroutable(48, {0, 17, 47}, 512 * 1024);
+}
+
+TEST_F(Publishing, ABatchInPiecesThatMeetsABlockEndsInTimeAndItsUnsentJobsNeverArrive) {
+    auto options = backend_options(endpoint(), unique_name("blocked-batch"));
+    options.publish_timeout = 2s;
+    auto backend = std::make_shared<queuey::RabbitBackend>(options);
+    queuey::Producer producer(backend);
+    queuey::QueueConfig config;
+    config.name = new_queue();
+    backend->declare(config);
+    std::vector<queuey::Envelope> batch;
+    for (int i = 0; i < 48; ++i) batch.push_back(job(config.name, string_payload(512 * 1024)));
+    std::vector<queuey::PublishOutcome> outcomes;
+    std::chrono::steady_clock::duration took{};
+    {
+        MemoryAlarm alarm(endpoint());
+        const auto start = std::chrono::steady_clock::now();
+        outcomes = producer.enqueue_batch(batch);
+        took = std::chrono::steady_clock::now() - start;
+    }
+    EXPECT_LT(took, 2s + 3s) << "the publish timeout was not honoured";
+    ASSERT_EQ(outcomes.size(), batch.size());
+    std::size_t not_sent = 0, unknown = 0;
+    std::set<std::string> never_sent;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        if (outcomes[i].status == QY_ERR_NOT_SENT) {
+            ++not_sent;
+            never_sent.insert(batch[i].job_id);
+        } else {
+            EXPECT_EQ(outcomes[i].status, QY_ERR_TIMEOUT)
+                << "job #" << i << ": " << outcomes[i].message;
+            ++unknown;
+        }
+    }
+    // The caller stopped at the window: most of the batch was never handed over.
+    EXPECT_GE(not_sent, batch.size() / 2) << unknown << " of the jobs may have been sent";
+    backend->close();
+    // Once the alarm is gone the broker reads what was written: at most the unknown ones.
+    std::this_thread::sleep_for(1s);
+    const std::vector<RawMessage> arrived = raw_->drain(config.name);
+    EXPECT_LE(arrived.size(), unknown);
+    std::cout << "blocked batch of " << batch.size() << ": not sent " << not_sent
+              << ", unconfirmed " << unknown << ", arrived " << arrived.size() << ", call took "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms\n";
+    for (const RawMessage &message : arrived)
+        EXPECT_EQ(never_sent.count(message.message_id.value_or("?")), 0u)
+            << "a job reported not sent reached the queue";
 }
 
 TEST_F(Publishing, TheSameJobToAQueueAndToAMissingQueueIsAttributedByQueue) {
