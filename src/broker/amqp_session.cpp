@@ -15,13 +15,13 @@
 #include <openssl/ssl.h>
 #endif
 
-#include <cerrno>
-#include <cstring>
 #include <linux/sockios.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace queuey {
@@ -191,30 +191,28 @@ void AmqpSession::flush_publishes() {
     const int fd = socket_fd();
     std::size_t sent = 0;
     while (sent < outgoing_.size()) {
-        const ssize_t wrote =
-            ::send(fd, outgoing_.data() + sent, outgoing_.size() - sent, MSG_NOSIGNAL);
+        const ssize_t wrote = outgoing_.send(fd, sent, MSG_NOSIGNAL);
         if (wrote > 0) {
             sent += static_cast<std::size_t>(wrote);
             continue;
         }
         if (wrote < 0 && errno == EINTR) continue;
         if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            // Rare (the room was measured): wait as rabbitmq-c waits, without a limit of
-            // its own; the socket's TCP_USER_TIMEOUT fails a broker that stopped reading.
-            // The bound was wrong then: it is measured again next time.
+            // The socket is full (a publish that waits for room, or the room measured was
+            // wrong): wait as rabbitmq-c waits, without a limit of its own; the socket's
+            // TCP_USER_TIMEOUT fails a broker that stopped reading.
             forget_room();
             pollfd socket{fd, POLLOUT, 0};
             if (::poll(&socket, 1, -1) >= 0 || errno == EINTR) continue;
         }
         const std::string why = wrote < 0 ? std::strerror(errno) : "the socket took nothing";
         broken_ = true;
-        outgoing_.clear();
+        outgoing_.clear(max_kept_outgoing);
         throw ConnectionLost(QY_ERR_CONNECTION, "writing publishes to " + server_ + ": " + why);
     }
     spend_room(outgoing_.size());
-    outgoing_.clear();
-    // A batch of big bodies leaves a big buffer: give it back rather than keep it.
-    if (outgoing_.capacity() > max_kept_outgoing) outgoing_.shrink_to_fit();
+    // A batch of many publishes leaves a big buffer: given back rather than kept.
+    outgoing_.clear(max_kept_outgoing);
 }
 
 bool AmqpSession::input_waiting() const {
@@ -355,36 +353,39 @@ void AmqpSession::cancel_consumer(amqp_channel_t channel, const std::string &con
 
 void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                           const AmqpProperties &props, std::string_view body) {
-    // Kept publishes go out together: the receive deadline is checked for the first.
-    if (frames_publishes_ && (!outgoing_.empty() || receive_deadline_.recent())) {
-        const std::size_t before = outgoing_.size();
-        // Its frames take at least the body: a body the room cannot take is not copied into
-        // them only to be cut out again (a megabyte body, most often).
-        const std::size_t at_least = before + body.size();
-        if (room_for(at_least) >= at_least &&
-            append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true, props, body,
-                                  static_cast<std::size_t>(amqp_get_frame_max(state_)))) {
-            if (room_for(outgoing_.size()) >= outgoing_.size()) return;
-            outgoing_.resize(before);  // would wait for room: amqp_basic_publish sends it
-        }
-        flush_publishes();  // the publishes before it go first
+    // What came from the broker lately is checked before the first publish of a flush.
+    if (outgoing_.empty()) check_receiving(queue);
+    const auto frame_max = static_cast<std::size_t>(amqp_get_frame_max(state_));
+    if (frames_publishes_ && append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true,
+                                                   props, body, frame_max)) {
+        // Kept while the socket takes them all at once; else written now, waiting for
+        // room as amqp_basic_publish would (its body is not copied on the way).
+        if (room_for(outgoing_.size()) < outgoing_.size()) flush_publishes();
+        return;
     }
-    const amqp_bytes_t body_bytes{body.size(), const_cast<char *>(body.data())};
-    if (!receive_deadline_.before_write()) {
-        broken_ = true;
-        throw ConnectionLost(QY_ERR_CONNECTION,
-                             "nothing came from " + server_ +
-                                 " for two heartbeats; the connection is given up before "
-                                 "writing a publish to queue '" +
-                                 queue + "'");
+    // Under TLS, or one rabbitmq-c reports on: those kept go first.
+    if (!outgoing_.empty()) {
+        flush_publishes();
+        check_receiving(queue);
     }
     forget_room();
     const BasicProperties properties(props);
+    const amqp_bytes_t body_bytes{body.size(), const_cast<char *>(body.data())};
     const int status =
         amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
                            /*mandatory=*/1, /*immediate=*/0, &properties.get(), body_bytes);
     // The message is built only on failure: this runs once per publish.
     if (status != AMQP_STATUS_OK) check_status(status, "publishing to queue '" + queue + "'");
+}
+
+void AmqpSession::check_receiving(const std::string &queue) {
+    if (receive_deadline_.recent() || receive_deadline_.before_write()) return;
+    broken_ = true;
+    throw ConnectionLost(QY_ERR_CONNECTION,
+                         "nothing came from " + server_ +
+                             " for two heartbeats; the connection is given up before "
+                             "writing a publish to queue '" +
+                             queue + "'");
 }
 
 void AmqpSession::ack(amqp_channel_t channel, std::uint64_t delivery_tag, bool multiple) {

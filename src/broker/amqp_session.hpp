@@ -7,6 +7,7 @@
 #include "../backend.hpp"
 #include "../topology.hpp"
 #include "amqp_url.hpp"
+#include "outgoing_bytes.hpp"
 #include "receive_deadline.hpp"
 
 #include <amqp.h>
@@ -65,11 +66,13 @@ public:
     void cancel_consumer(amqp_channel_t channel, const std::string &consumer_tag);
     // A mandatory publish on the default exchange, routed by queue name. On plain TCP its
     // frames are kept to be written by flush_publishes with the publishes around it, as
-    // long as the socket has room for them all; any other write (a publish that would
-    // wait for room, an ack, a declare) must come after flush_publishes.
+    // long as the socket has room for them all, its body referred to where it is (it must
+    // stay there until flush_publishes returns); a publish that would wait for room is
+    // written with those kept, waiting. Any other write (an ack, a declare) must come
+    // after flush_publishes.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
                  std::string_view body);
-    // Writes the publishes kept so far, with one send where the socket takes them whole.
+    // Writes the publishes kept so far, with one sendmsg where the socket takes them whole.
     void flush_publishes();
     // With multiple, also every earlier unacknowledged delivery of the channel.
     void ack(amqp_channel_t channel, std::uint64_t delivery_tag, bool multiple = false);
@@ -97,6 +100,9 @@ private:
     void rpc(amqp_channel_t channel, std::string_view doing, Call call);
     void check_reply(amqp_rpc_reply_t reply, amqp_channel_t channel, std::string_view doing);
     void check_status(int status, std::string_view doing);
+    // Throws ConnectionLost when nothing came from the broker for two heartbeats
+    // (ReceiveDeadline::before_write, which may wait up to one for input).
+    void check_receiving(const std::string &queue);
     // At least what the socket takes now without waiting: room_ if that covers wanted,
     // else measured again (room_to_write).
     std::size_t room_for(std::size_t wanted) const;
@@ -107,7 +113,7 @@ private:
     void spend_room(std::size_t bytes);
     void forget_room() { room_ = 0; }
 
-    // A flushed buffer above this size is given back (a batch of big bodies).
+    // A flushed buffer above this size is given back (a batch of many publishes).
     static constexpr std::size_t max_kept_outgoing = 1 << 20;
     // The most an ack, a reject or a heartbeat that rabbitmq-c sends while reading takes
     // of the socket's room: the frame (21 bytes at most) and a TLS record's own bytes.
@@ -120,7 +126,7 @@ private:
     bool input_seen_ = false;           // since the last next_frame()
     mutable int send_buffer_ = 0;       // SO_SNDBUF as last read (writes_at_once)
     bool frames_publishes_ = false;     // plain TCP: publish() frames into outgoing_
-    std::string outgoing_;              // publishes framed and not yet written
+    OutgoingBytes outgoing_;            // publishes framed and not yet written
     // A lower bound of what the socket takes at once: measured, less every byte written
     // since (the peer's acks only add room, and the kernel never shrinks SO_SNDBUF by
     // itself), so that most writes need no SIOCOUTQ of their own. 0: not known.

@@ -68,9 +68,9 @@ std::size_t head_frames_size_bound(std::string_view routing_key, const AmqpPrope
     }
     // Two frames' envelopes; the method's ids, ticket, exchange, bits; the header's class,
     // weight, body size, flags; and each field with its length.
-    return 2 * (frame_header_size + 1) + 4 + 2 + 1 + 1 + routing_key.size() + 1 + 2 + 2 + 8 +
-           2 + 1 + props.content_type.size() + headers + 1 + 1 + 1 + props.message_id.size() +
-           1 + props.type.size();
+    return 2 * (frame_header_size + 1) + 4 + 2 + 1 + 1 + routing_key.size() + 1 + 2 + 2 + 8 + 2 +
+           1 + props.content_type.size() + headers + 1 + 1 + 1 + props.message_id.size() + 1 +
+           props.type.size();
 }
 
 char *open_frame(char *at, std::uint8_t type, amqp_channel_t channel) {
@@ -115,7 +115,7 @@ char *put_header_frame(char *at, amqp_channel_t channel, const AmqpProperties &p
 
 }  // namespace
 
-bool append_publish_frames(std::string &out, amqp_channel_t channel, std::string_view routing_key,
+bool append_publish_frames(OutgoingBytes &out, amqp_channel_t channel, std::string_view routing_key,
                            bool mandatory, const AmqpProperties &props, std::string_view body,
                            std::size_t frame_max) {
     if (frame_max <= frame_header_size + 1) return false;  // no room for a body byte
@@ -123,23 +123,23 @@ bool append_publish_frames(std::string &out, amqp_channel_t channel, std::string
     const std::size_t head_bound = head_frames_size_bound(routing_key, props);
     if (head_bound == 0 || head_bound > frame_max) return false;
     const std::size_t body_per_frame = frame_max - frame_header_size - 1;
-    const std::size_t start = out.size();
-    out.reserve(start + head_bound + body.size() +
-                (body.size() / body_per_frame + 1) * (frame_header_size + 1));
-    // The two small frames are written in place into room sized once, then cut to size;
-    // the body is appended, never zeroed first.
-    out.resize(start + head_bound);
-    char *at = put_method_frame(out.data() + start, channel, routing_key, mandatory);
+    std::string &own = out.own();
+    const std::size_t start = own.size();
+    own.reserve(start + head_bound + (body.size() / body_per_frame + 1) * (frame_header_size + 1));
+    // The two small frames are written in place into room sized once, then cut to size.
+    own.resize(start + head_bound);
+    char *at = put_method_frame(own.data() + start, channel, routing_key, mandatory);
     at = put_header_frame(at, channel, props, body.size());
-    out.resize(static_cast<std::size_t>(at - out.data()));
+    own.resize(static_cast<std::size_t>(at - own.data()));
 
+    // Each body frame's envelope is written here; the body itself is referred to.
     for (std::size_t offset = 0; offset < body.size(); offset += body_per_frame) {
         const std::string_view piece = body.substr(offset, body_per_frame);
         char frame[frame_header_size];
         put_big_endian(open_frame(frame, AMQP_FRAME_BODY, channel) - 4, piece.size(), 4);
-        out.append(frame, frame_header_size);
-        out.append(piece);
-        out += frame_end;
+        own.append(frame, frame_header_size);
+        out.refer(piece);
+        own += frame_end;
     }
     return true;
 }

@@ -1,19 +1,19 @@
 // queuey's own publish frames against rabbitmq-c's: amqp_basic_publish writes into one end
-// of a socket pair, and its bytes must equal append_publish_frames' for the same publish.
+// of a socket pair, and its bytes must equal those append_publish_frames keeps and
+// OutgoingBytes::send writes for the same publish.
+#include "broker/publish_frames.hpp"
 #include "amqp_properties.hpp"
 #include "broker/amqp_table.hpp"
-#include "broker/publish_frames.hpp"
+#include "bytes_written.hpp"
 #include "envelope_codec.hpp"
 #include "exception_header.hpp"
 #include "vectors.hpp"
 
 #include <amqp_tcp_socket.h>
 #include <gtest/gtest.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
-#include <thread>
 
 namespace queuey {
 namespace {
@@ -29,34 +29,34 @@ std::size_t initial_frame_max() {
 // What amqp_basic_publish sends for a mandatory publish to queue on channel.
 std::string rabbitmq_c_bytes(amqp_channel_t channel, const std::string &queue,
                              const amqp_basic_properties_t &properties, std::string_view body) {
-    int fds[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
-    std::string bytes;
-    std::thread reader([&] {  // drains the pair while rabbitmq-c writes, until it closes
-        char chunk[65536];
-        ssize_t got;
-        while ((got = ::read(fds[1], chunk, sizeof chunk)) > 0)
-            bytes.append(chunk, static_cast<std::size_t>(got));
+    return test::bytes_written([&](int fd) {
+        amqp_connection_state_t state = amqp_new_connection();
+        amqp_socket_t *socket = amqp_tcp_socket_new(state);
+        amqp_tcp_socket_set_sockfd(socket, fd);
+        EXPECT_EQ(amqp_basic_publish(state, channel, amqp_empty_bytes, amqp_bytes_of(queue), 1, 0,
+                                     &properties, {body.size(), const_cast<char *>(body.data())}),
+                  AMQP_STATUS_OK);
+        amqp_destroy_connection(state);  // closes fd
     });
-    amqp_connection_state_t state = amqp_new_connection();
-    amqp_socket_t *socket = amqp_tcp_socket_new(state);
-    amqp_tcp_socket_set_sockfd(socket, fds[0]);
-    EXPECT_EQ(amqp_basic_publish(state, channel, amqp_empty_bytes, amqp_bytes_of(queue), 1, 0,
-                                 &properties, {body.size(), const_cast<char *>(body.data())}),
-              AMQP_STATUS_OK);
-    amqp_destroy_connection(state);  // closes fds[0]: the reader sees the end
-    reader.join();
-    ::close(fds[1]);
-    return bytes;
 }
 
+// What queuey sends for the same publish: its frames after bytes kept before them, sent by
+// OutgoingBytes::send.
 std::string queuey_bytes(amqp_channel_t channel, const std::string &queue,
                          const AmqpProperties &props, std::string_view body) {
-    std::string out = "kept";  // frames are appended to what is there
-    EXPECT_TRUE(
-        append_publish_frames(out, channel, queue, true, props, body, initial_frame_max()));
-    EXPECT_EQ(out.substr(0, 4), "kept");
-    return out.substr(4);
+    OutgoingBytes out;
+    out.own() = "kept";  // frames are appended to what is there
+    EXPECT_TRUE(append_publish_frames(out, channel, queue, true, props, body, initial_frame_max()));
+    const std::string sent = test::bytes_written([&](int fd) {
+        for (std::size_t from = 0; from < out.size();) {
+            const ssize_t wrote = out.send(fd, from, 0);
+            if (wrote <= 0) break;
+            from += static_cast<std::size_t>(wrote);
+        }
+        ::close(fd);
+    });
+    EXPECT_EQ(sent.substr(0, 4), "kept");
+    return sent.substr(4);
 }
 
 TEST(PublishFrames, TheSeedEnvelopesFramesAreTheBytesAmqpBasicPublishSends) {
@@ -74,7 +74,7 @@ TEST(PublishFrames, EachPublishPathsPropertiesAreTheBytesAmqpBasicPublishSends) 
     Envelope job = decode_envelope(test::read_body("seed.json"));
     job.correlation_id = "a correlation id";
     job.priority = 7;
-    job.attempt = 4294967295u;  // the largest 'i' value
+    job.attempt = 4294967295u;                               // the largest 'i' value
     const std::string trace(2 * exception_header_max, 'x');  // cut to the longest value
     const std::vector<AmqpProperties> cases = {
         publish_properties(job), lost_run_properties(job, 3),
@@ -98,9 +98,9 @@ TEST(PublishFrames, ABodyLongerThanAFrameIsCutAsRabbitmqCCutsIt) {
     // Bodies that end short of a frame, on its last byte, and one past it.
     const std::size_t body_per_frame = initial_frame_max() - 8;
     ASSERT_GT(body_per_frame, 4000u);
-    for (const std::size_t size : {std::size_t{1}, body_per_frame - 1, body_per_frame,
-                                   body_per_frame + 1, 3 * body_per_frame,
-                                   3 * body_per_frame + 17}) {
+    for (const std::size_t size :
+         {std::size_t{1}, body_per_frame - 1, body_per_frame, body_per_frame + 1,
+          3 * body_per_frame, 3 * body_per_frame + 17}) {
         const std::string body(size, 'b');
         const std::string expected = rabbitmq_c_bytes(7, "a.queue", properties.get(), body);
         EXPECT_GT(expected.size(), size);
@@ -113,7 +113,8 @@ TEST(PublishFrames, ABodyLongerThanAFrameIsCutAsRabbitmqCCutsIt) {
 TEST(PublishFrames, WhatDoesNotFitIsRefusedAndLeavesTheBufferAsItWas) {
     const Envelope seed = decode_envelope(test::read_body("seed.json"));
     const AmqpProperties props = publish_properties(seed);
-    std::string out = "kept";
+    OutgoingBytes out;
+    out.own() = "kept";
     const std::string too_long(256, 'q');  // a short string holds 255 bytes
     EXPECT_FALSE(append_publish_frames(out, 1, too_long, true, props, "{}", 131072));
     AmqpProperties long_id = props;
@@ -128,7 +129,8 @@ TEST(PublishFrames, WhatDoesNotFitIsRefusedAndLeavesTheBufferAsItWas) {
     // No room for a body byte; method and header frames longer than a frame.
     EXPECT_FALSE(append_publish_frames(out, 1, "q", true, props, "{}", 8));
     EXPECT_FALSE(append_publish_frames(out, 1, "q", true, props, "{}", 64));
-    EXPECT_EQ(out, "kept");
+    EXPECT_EQ(out.own(), "kept");
+    EXPECT_EQ(out.size(), 4u);
     // At 255 bytes each still fits.
     AmqpProperties longest = props;
     longest.message_id = std::string(255, 'm');

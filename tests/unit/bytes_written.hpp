@@ -1,0 +1,30 @@
+// What a writer puts on a socket: write_and_close gets one end of a socket pair, writes
+// and closes it, while a thread drains the other end.
+#pragma once
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace queuey::test {
+
+inline std::string bytes_written(const std::function<void(int fd)> &write_and_close) {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return "socketpair failed";
+    std::string bytes;
+    std::thread reader([&] {
+        char chunk[65536];
+        ssize_t got;
+        while ((got = ::read(fds[1], chunk, sizeof chunk)) > 0)
+            bytes.append(chunk, static_cast<std::size_t>(got));
+    });
+    write_and_close(fds[0]);
+    reader.join();
+    ::close(fds[1]);
+    return bytes;
+}
+
+}  // namespace queuey::test
