@@ -809,6 +809,8 @@ QY_API qy_status qy_producer_defer(qy_producer *producer, const qy_envelope *env
 
 /**
  * Publishes count envelopes with many in flight at once and waits for every confirm.
+ * On RabbitMQ they go in pieces of about 1 MiB of bodies, at most 16 MiB unconfirmed at
+ * a time, all within the publish timeout (docs/broker.md, "A big batch goes in pieces").
  * statuses (count entries, may be NULL) receives each publish's own outcome: a publish
  * the broker returned fails alone. Returns QY_OK when all succeeded, else the status of
  * the first failure (the error says how many failed).
