@@ -1,9 +1,9 @@
 // A batch of jobs goes to the broker in pieces (docs/broker.md, "A big batch goes in
 // pieces"): the caller encodes a piece while the broker confirms those before it, and
-// holds at most a window of unconfirmed bodies. A thousand 4 KiB jobs, or three hundred
-// 1 MiB ones, then reuse the memory of the pieces confirmed before them instead of
-// taking fresh pages from the kernel for every body at once (a page fault each 4 KiB),
-// and a batch's memory is bounded whatever its size.
+// holds at most a window of unconfirmed bodies. Three hundred 1 MiB jobs then reuse the
+// memory of the pieces confirmed before them instead of taking fresh pages from the
+// kernel for every body at once (a page fault each 4 KiB), and a batch's memory is
+// bounded whatever its size.
 #pragma once
 
 #include "../backend.hpp"
