@@ -355,9 +355,9 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                           const AmqpProperties &props, std::string_view body) {
     // What came from the broker lately is checked before the first publish of a flush.
     if (outgoing_.empty()) check_receiving(queue);
-    const auto frame_max = static_cast<std::size_t>(amqp_get_frame_max(state_));
-    if (frames_publishes_ && append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true,
-                                                   props, body, frame_max)) {
+    if (frames_publishes_ &&
+        append_publish_frames(outgoing_, channel, queue, /*mandatory=*/true, props, body,
+                              static_cast<std::size_t>(amqp_get_frame_max(state_)))) {
         // Kept while the socket takes them all at once; else written now, waiting for
         // room as amqp_basic_publish would (its body is not copied on the way).
         if (room_for(outgoing_.size()) < outgoing_.size()) flush_publishes();

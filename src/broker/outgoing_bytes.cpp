@@ -29,14 +29,6 @@ void OutgoingBytes::clear(std::size_t keep_at_most) {
     if (own_.capacity() > keep_at_most) own_.shrink_to_fit();
 }
 
-void OutgoingBytes::rewind(Mark mark) {
-    own_.resize(mark.own_size);
-    while (referred_.size() > mark.referred_count) {
-        referred_size_ -= referred_.back().bytes.size();
-        referred_.pop_back();
-    }
-}
-
 ssize_t OutgoingBytes::send(int fd, std::size_t from, int flags) {
     pieces_.clear();
     std::size_t skip = from;

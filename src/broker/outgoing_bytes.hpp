@@ -26,15 +26,6 @@ public:
     // Forgets every byte; keeps the capacity unless it is over keep_at_most.
     void clear(std::size_t keep_at_most);
 
-    // A point to go back to: what was added up to it.
-    struct Mark {
-        std::size_t own_size;
-        std::size_t referred_count;
-    };
-    Mark mark() const { return {own_.size(), referred_.size()}; }
-    // Forgets what was added after mark.
-    void rewind(Mark mark);
-
     // Sends the bytes from offset `from` on with one sendmsg (as many pieces as one call
     // takes) and returns what sendmsg returned.
     ssize_t send(int fd, std::size_t from, int flags);

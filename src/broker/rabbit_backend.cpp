@@ -5,6 +5,8 @@
 #include "rabbit_consumer.hpp"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 namespace queuey {
 
@@ -72,10 +74,13 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
     if (envelopes.empty()) return {};
     if (envelopes.size() == 1) return {publish_one(*envelopes.front(), delay)};
     // What refuses a held job (an undeclared queue, a delay out of range) refuses the
-    // batch before any piece of it goes.
-    if (delay && next_piece_size(envelopes) < envelopes.size())
+    // batch before any piece of it goes: checked once per queue.
+    if (delay && next_piece_size(envelopes) < envelopes.size()) {
+        std::set<std::string_view> checked;
         for (const Envelope *envelope : envelopes)
-            static_cast<void>(hold_queue_spec(config_of(envelope->queue), *delay));
+            if (checked.insert(envelope->queue).second)
+                static_cast<void>(hold_queue_spec(config_of(envelope->queue), *delay));
+    }
     // In pieces (batch_pieces.hpp), all under one deadline; in order, so the outcomes
     // taken line up with the envelopes.
     const auto until = deadline();
@@ -135,11 +140,7 @@ HoldSpecs RabbitBackend::fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
 std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages,
                                                             HoldSpecs holds) {
     if (messages.empty()) return {};
-    return publish_batch(std::make_shared<PublishBatch>(std::move(messages)), std::move(holds));
-}
-
-std::vector<PublishOutcome> RabbitBackend::publish_batch(std::shared_ptr<PublishBatch> batch,
-                                                         HoldSpecs holds) {
+    const auto batch = std::make_shared<PublishBatch>(std::move(messages));
     if (publish_and_wait(batch, std::move(holds))) return batch->waiter.take_outcomes();
     return batch->waiter.outcomes_or(unconfirmed_outcome(*batch));
 }

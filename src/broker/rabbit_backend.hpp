@@ -60,8 +60,6 @@ private:
     // after delay; the holds to declare first, one per queue.
     HoldSpecs fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
                          std::optional<std::chrono::nanoseconds> delay) const;
-    // Publishes batch and waits for every outcome (publish and publish_messages).
-    std::vector<PublishOutcome> publish_batch(std::shared_ptr<PublishBatch> batch, HoldSpecs holds);
     // Hands batch to the publishing connection; true when every outcome came in time.
     bool publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds);
     // The outcome of the publishes of batch that did not get theirs in time.

@@ -127,8 +127,11 @@ TEST_F(Publishing, ABatchInPiecesThatMeetsABlockEndsInTimeAndItsUnsentJobsNeverA
     std::this_thread::sleep_for(1s);
     const std::vector<RawMessage> arrived = raw_->drain(config.name);
     EXPECT_LE(arrived.size(), unknown);
+    std::set<std::string> arrived_ids;
+    for (const RawMessage &message : arrived) arrived_ids.insert(message.message_id.value_or("?"));
     std::cout << "blocked batch of " << batch.size() << ": not sent " << not_sent
-              << ", unconfirmed " << unknown << ", arrived " << arrived.size() << ", call took "
+              << ", unconfirmed " << unknown << ", arrived " << arrived.size() << " (duplicated "
+              << arrived.size() - arrived_ids.size() << "), call took "
               << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms\n";
     for (const RawMessage &message : arrived)
         EXPECT_EQ(never_sent.count(message.message_id.value_or("?")), 0u)

@@ -1,6 +1,9 @@
 // What a writer puts on a socket: write_and_close gets one end of a socket pair, writes
-// and closes it, while a thread drains the other end.
+// and closes it, while a thread drains the other end. And what OutgoingBytes::send puts
+// there.
 #pragma once
+
+#include "broker/outgoing_bytes.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +28,18 @@ inline std::string bytes_written(const std::function<void(int fd)> &write_and_cl
     reader.join();
     ::close(fds[1]);
     return bytes;
+}
+
+// out's bytes from `from` on, as OutgoingBytes::send writes them until done.
+inline std::string sent_from(OutgoingBytes &out, std::size_t from = 0) {
+    return bytes_written([&](int fd) {
+        while (from < out.size()) {
+            const ssize_t wrote = out.send(fd, from, 0);
+            if (wrote <= 0) break;
+            from += static_cast<std::size_t>(wrote);
+        }
+        ::close(fd);
+    });
 }
 
 }  // namespace queuey::test

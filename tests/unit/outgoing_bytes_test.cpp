@@ -1,11 +1,10 @@
 // The kept publishes' bytes: own bytes with referred bodies between them, sent in order
-// from any offset, more pieces than one sendmsg takes, and taken back to a mark.
+// from any offset, more pieces than one sendmsg takes, and cleared.
 #include "broker/outgoing_bytes.hpp"
 
 #include "bytes_written.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <climits>
 #include <string>
@@ -13,17 +12,7 @@
 namespace queuey {
 namespace {
 
-// Everything from `from` on, as send() writes it until done.
-std::string sent_from(OutgoingBytes &out, std::size_t from) {
-    return test::bytes_written([&](int fd) {
-        while (from < out.size()) {
-            const ssize_t wrote = out.send(fd, from, 0);
-            if (wrote <= 0) break;
-            from += static_cast<std::size_t>(wrote);
-        }
-        ::close(fd);
-    });
-}
+using test::sent_from;
 
 // Long enough to be referred to, not copied.
 std::string body_of(char c, std::size_t size = 1500) { return std::string(size, c); }
@@ -68,19 +57,6 @@ TEST(OutgoingBytes, MorePiecesThanOneSendmsgTakesGoOutOverSeveralCalls) {
         expected += 'o' + body;
     }
     EXPECT_EQ(sent_from(out, 0), expected);
-}
-
-TEST(OutgoingBytes, RewindForgetsWhatCameAfterTheMark) {
-    const std::string body = body_of('b');
-    OutgoingBytes out;
-    out.own() += "kept";
-    const OutgoingBytes::Mark mark = out.mark();
-    out.own() += "frames";
-    out.refer(body);
-    out.own() += "end";
-    out.rewind(mark);
-    EXPECT_EQ(out.size(), 4u);
-    EXPECT_EQ(sent_from(out, 0), "kept");
 }
 
 TEST(OutgoingBytes, ClearForgetsEverythingAndGivesBackABigBuffer) {

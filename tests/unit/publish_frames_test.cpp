@@ -11,7 +11,6 @@
 
 #include <amqp_tcp_socket.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <string>
 
@@ -47,14 +46,7 @@ std::string queuey_bytes(amqp_channel_t channel, const std::string &queue,
     OutgoingBytes out;
     out.own() = "kept";  // frames are appended to what is there
     EXPECT_TRUE(append_publish_frames(out, channel, queue, true, props, body, initial_frame_max()));
-    const std::string sent = test::bytes_written([&](int fd) {
-        for (std::size_t from = 0; from < out.size();) {
-            const ssize_t wrote = out.send(fd, from, 0);
-            if (wrote <= 0) break;
-            from += static_cast<std::size_t>(wrote);
-        }
-        ::close(fd);
-    });
+    const std::string sent = test::sent_from(out);
     EXPECT_EQ(sent.substr(0, 4), "kept");
     return sent.substr(4);
 }
