@@ -20,6 +20,10 @@ constexpr amqp_channel_t publish_channel = 2;
 constexpr amqp_channel_t first_consumer_channel = 3;
 // Frames handled per turn of the loop before queued commands (acks) get their turn.
 constexpr int frames_per_turn = 256;
+// rabbitmq-c keeps every frame of a turn in memory of its own until released: past this
+// many body bytes the frames (already copied out) are released mid-turn, so that big
+// bodies' frames reuse memory still in the cache instead of megabytes of cold memory.
+constexpr std::size_t pooled_body_most = 256 * 1024;
 // After a caller wrote its own publish, the I/O thread leaves the socket to callers for
 // this long while nothing is owed on it (docs/broker.md, a caller's own confirm); it
 // wakes at its end to look again.
@@ -658,10 +662,17 @@ void RabbitConnection::read_frames() {
     // rabbitmq-c reads the socket only when its buffer runs dry, and a read that finds
     // nothing costs a recv and a poll: read what is buffered, or what poll saw.
     amqp_frame_t frame;
+    std::size_t pooled_body_bytes = 0;
     for (int i = 0; i < frames_per_turn; ++i) {
         if (!session_->has_buffered_input() && !std::exchange(socket_readable_, false)) break;
         if (!session_->next_frame(frame)) break;
         dispatch(frame);
+        if (frame.frame_type != AMQP_FRAME_BODY) continue;
+        pooled_body_bytes += frame.payload.body_fragment.len;
+        if (pooled_body_bytes >= pooled_body_most) {
+            session_->release_buffers();
+            pooled_body_bytes = 0;
+        }
     }
     session_->release_buffers();
 }
