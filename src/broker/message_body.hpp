@@ -4,7 +4,9 @@
 // envelope's payload may then stay in it (decode_envelope_sharing).
 #pragma once
 
-#include <cstdlib>
+#include "body_memory.hpp"
+
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,13 +17,16 @@ namespace queuey {
 class MessageBody {
 public:
     MessageBody() = default;
-    // size bytes of its own, to be filled in through data() before it is viewed or
-    // shared; nullopt when malloc finds no memory.
+    // size bytes of its own (a big body's maybe a freed body's: body_memory.hpp), to be
+    // filled in through data() before it is viewed or shared; nullopt when malloc finds
+    // no memory.
     static std::optional<MessageBody> of_size(std::size_t size) {
         MessageBody body;
         if (size == 0) return body;
-        body.owned_.reset(static_cast<char *>(std::malloc(size)));
-        if (!body.owned_) return std::nullopt;
+        std::size_t capacity = 0;
+        char *bytes = body_memory().take(size, capacity);
+        if (bytes == nullptr) return std::nullopt;
+        body.owned_ = {bytes, GiveBack{capacity}};
         body.size_ = size;
         return body;
     }
@@ -37,10 +42,11 @@ public:
     }
 
 private:
-    struct Free {  // of_size allocates with malloc
-        void operator()(char *bytes) const { std::free(bytes); }
+    struct GiveBack {  // to body_memory(), which of_size took it from
+        std::size_t capacity;
+        void operator()(char *bytes) const { body_memory().give(bytes, capacity); }
     };
-    std::unique_ptr<char, Free> owned_;
+    std::unique_ptr<char, GiveBack> owned_;
     std::shared_ptr<char> shared_;  // set by share(): owned_ is then empty
     std::size_t size_ = 0;
 };

@@ -1,0 +1,69 @@
+#include "body_memory.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace queuey {
+
+namespace {
+
+// A big body's memory in whole pages: a body a little bigger than the one before it may
+// then still fit in that one's memory.
+std::size_t capacity_for(std::size_t size) {
+    if (size < BodyMemory::smallest_kept) return size;
+    constexpr std::size_t page = 4096;
+    return (size + page - 1) / page * page;
+}
+
+}  // namespace
+
+BodyMemory::~BodyMemory() {
+    for (const Kept &kept : kept_) std::free(kept.bytes);
+}
+
+char *BodyMemory::take(std::size_t size, std::size_t &capacity) {
+    capacity = capacity_for(size);
+    if (capacity >= smallest_kept) {
+        const std::lock_guard lock(mutex_);
+        // The smallest kept memory that fits, unless it is more than twice what is asked:
+        // a small body would hold a big one's memory from the next big body.
+        const auto best = std::min_element(kept_.begin(), kept_.end(), [&](Kept a, Kept b) {
+            const bool a_fits = a.capacity >= capacity, b_fits = b.capacity >= capacity;
+            return a_fits != b_fits ? a_fits : a.capacity < b.capacity;
+        });
+        if (best != kept_.end() && best->capacity >= capacity && best->capacity / 2 <= capacity) {
+            char *bytes = best->bytes;
+            capacity = best->capacity;
+            kept_bytes_ -= capacity;
+            *best = kept_.back();
+            kept_.pop_back();
+            return bytes;
+        }
+    }
+    return static_cast<char *>(std::malloc(capacity));
+}
+
+void BodyMemory::give(char *bytes, std::size_t capacity) {
+    if (bytes == nullptr) return;
+    if (capacity >= smallest_kept) {
+        const std::lock_guard lock(mutex_);
+        if (kept_bytes_ + capacity <= kept_most) {
+            kept_.push_back({bytes, capacity});
+            kept_bytes_ += capacity;
+            return;
+        }
+    }
+    std::free(bytes);
+}
+
+std::size_t BodyMemory::kept_bytes() const {
+    const std::lock_guard lock(mutex_);
+    return kept_bytes_;
+}
+
+BodyMemory &body_memory() {
+    static BodyMemory *const memory = new BodyMemory;
+    return *memory;
+}
+
+}  // namespace queuey
