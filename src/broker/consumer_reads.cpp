@@ -11,7 +11,7 @@
 namespace queuey {
 
 std::optional<IncomingDelivery> RabbitConnection::next_delivery(DeliveryQueue &sink,
-                                                               Clock::time_point deadline) {
+                                                                Clock::time_point deadline) {
     const DeliveryQueue::Taking taking(sink);
     constexpr auto now_or_never = Clock::time_point::min();
     for (;;) {
@@ -35,6 +35,9 @@ bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
     if (lend == Lend::refused) return false;
     std::exception_ptr failure;
     try {
+        // The acks its settles left waiting go first: the broker counts them against the
+        // prefetch, and would send no more deliveries for them.
+        send_acks();
         // A queue that became shared hands what this one reads to the consumers waiting
         // on it: this one stops reading, and waits with them.
         read_while_lent(deadline, [&] { return !sink.empty() || sink.shared(); });

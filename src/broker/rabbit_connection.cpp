@@ -315,8 +315,11 @@ bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle, bool 
     try {
         written = session_->writes_at_once(settle_bytes);
         if (written) {
-            run_settle(settle);  // as the I/O thread runs it, and ends its turn
-            send_acks();
+            run_settle(settle);  // as the I/O thread runs it
+            // An ack in a run waits for the run's last settle, the consumer's next read or
+            // the I/O thread's next turn (20 ms at most), which send the run's acks as one
+            // ack(multiple): an ack written per job cost as much as the rest of its settle.
+            if (alone) send_acks();
         }
     } catch (...) {
         failure = std::current_exception();

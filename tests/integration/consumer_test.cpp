@@ -108,6 +108,27 @@ TEST_F(Consuming, SettlesFarApartAreWrittenByTheirCallerAndEachReachesTheBroker)
         << "the consuming thread wrote none of its settles";
 }
 
+// docs/broker.md, a caller's own settle: the acks of a run of settles wait for the run's
+// last, or the consumer's next read, or the I/O thread's next turn. A consumer that takes
+// its last delivery and keeps it (a long job) neither settles nor reads again: the acks
+// before it reach the broker all the same, and the one it keeps stays unacked.
+TEST_F(Consuming, AcksOfARunReachTheBrokerWhileItsConsumerKeepsItsLastDelivery) {
+    constexpr int jobs = 10;
+    const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = jobs; });
+    for (int i = 0; i < jobs; ++i) producer_->enqueue(job(config.name));
+    auto consumer = backend_->consume(config.name);
+    for (int i = 0; i < jobs - 1; ++i) {
+        auto delivery = consumer->next(5s);
+        ASSERT_TRUE(delivery) << "delivery " << i;
+        delivery->ack();
+    }
+    auto kept = consumer->next(5s);
+    ASSERT_TRUE(kept) << "the last delivery did not come";
+    counts_become(config.name, 0, 1);
+    kept->ack();
+    counts_become(config.name, 0, 0);
+}
+
 TEST_F(Consuming, AConsumerWithItsDeliveriesTakenReadsTheNextItselfAndEachArrivesOnce) {
     // docs/broker.md, a consumer's own deliveries: the I/O thread leaves the socket to a
     // consumer that waits for none, and that consumer reads it when it wants more.
