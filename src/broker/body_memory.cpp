@@ -1,6 +1,5 @@
 #include "body_memory.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 
 namespace queuey {
@@ -25,13 +24,14 @@ char *BodyMemory::take(std::size_t size, std::size_t &capacity) {
     capacity = capacity_for(size);
     if (capacity >= smallest_kept) {
         const std::lock_guard lock(mutex_);
-        // The smallest kept memory that fits, unless it is more than twice what is asked:
-        // a small body would hold a big one's memory from the next big body.
-        const auto best = std::min_element(kept_.begin(), kept_.end(), [&](Kept a, Kept b) {
-            const bool a_fits = a.capacity >= capacity, b_fits = b.capacity >= capacity;
-            return a_fits != b_fits ? a_fits : a.capacity < b.capacity;
-        });
-        if (best != kept_.end() && best->capacity >= capacity && best->capacity / 2 <= capacity) {
+        // The smallest kept memory that fits, but none more than twice what is asked: a
+        // small body would hold a big one's memory from the next big body.
+        Kept *best = nullptr;
+        for (Kept &kept : kept_)
+            if (kept.capacity >= capacity && kept.capacity / 2 <= capacity &&
+                (best == nullptr || kept.capacity < best->capacity))
+                best = &kept;
+        if (best != nullptr) {
             char *bytes = best->bytes;
             capacity = best->capacity;
             kept_bytes_ -= capacity;

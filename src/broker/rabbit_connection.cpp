@@ -445,7 +445,8 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
     // The I/O thread coalesces the acks of one turn into one ack(multiple), cheaper than a
     // write per settle; but a settle that no other follows within a wake-up would wake it
     // for that one alone: its caller writes it then (docs/broker.md, a caller's own
-    // settle). Either the consumer has nothing left to run, or settles come far apart.
+    // settle). Either the consumer has nothing left to run, or settles come far apart. One
+    // in a run that its caller settles on the lend leaves its ack to the run's last.
     const auto now = Clock::now().time_since_epoch().count();
     const auto since = now - subscription->last_settled_at.exchange(now);
     const bool alone = since > Clock::duration(settles_coalesce_within).count() ||
