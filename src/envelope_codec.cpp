@@ -44,22 +44,31 @@ char *put_decimal(char *at, std::uint64_t value) {
     return std::to_chars(at, at + max_decimal_digits, value).ptr;
 }
 
+// The most bytes the body of env takes before its payload.
+std::size_t envelope_head_room(const Envelope &env) {
+    return job_id_key.size() + json_string_room(env.job_id) + job_type_key.size() +
+           json_string_room(env.job_type) + queue_key.size() + json_string_room(env.queue) +
+           attempt_key.size() + enqueued_at_key.size() + deferrals_key.size() +
+           priority_key.size() + 4 * max_decimal_digits +
+           (env.correlation_id ? correlation_id_key.size() + json_string_room(*env.correlation_id)
+                               : 0) +
+           payload_key.size();
+}
+
 }  // namespace
 
 void encode_envelope(const Envelope &env, std::string &out) {
-    // Everything before the payload is written in place, sized once (its numbers and
-    // short strings at their longest): a call per appended piece cost more than its bytes.
-    const std::size_t head_room =
-        job_id_key.size() + json_string_room(env.job_id) + job_type_key.size() +
-        json_string_room(env.job_type) + queue_key.size() + json_string_room(env.queue) +
-        attempt_key.size() + enqueued_at_key.size() + deferrals_key.size() + priority_key.size() +
-        4 * max_decimal_digits +
-        (env.correlation_id ? correlation_id_key.size() + json_string_room(*env.correlation_id)
-                            : 0) +
-        payload_key.size();
+    out.reserve(out.size() + envelope_head_room(env) + env.payload.size() + envelope_tail.size());
+    encode_envelope_head(env, out);
+    out += env.payload.view();
+    out += envelope_tail;
+}
+
+void encode_envelope_head(const Envelope &env, std::string &out) {
+    // Written in place, sized once (its numbers and short strings at their longest): a
+    // call per appended piece cost more than its bytes.
     const std::size_t start = out.size();
-    out.reserve(start + head_room + env.payload.size() + 1);
-    out.resize(start + head_room);
+    out.resize(start + envelope_head_room(env));
     char *at = out.data() + start;
     at = write_json_string(put(at, job_id_key), env.job_id);
     at = write_json_string(put(at, job_type_key), env.job_type);
@@ -72,8 +81,6 @@ void encode_envelope(const Envelope &env, std::string &out) {
         at = write_json_string(put(at, correlation_id_key), *env.correlation_id);
     at = put(at, payload_key);
     out.resize(static_cast<std::size_t>(at - out.data()));
-    out += env.payload.view();
-    out += '}';
 }
 
 std::string encode_envelope(const Envelope &env) {

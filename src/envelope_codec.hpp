@@ -13,6 +13,10 @@ namespace queuey {
 
 // Appends the body of env to out.
 void encode_envelope(const Envelope &env, std::string &out);
+// Appends the body of env up to its payload to out: the body is that, the payload, then
+// envelope_tail.
+void encode_envelope_head(const Envelope &env, std::string &out);
+inline constexpr std::string_view envelope_tail = "}";
 std::string encode_envelope(const Envelope &env);
 
 // Decodes a body. Throws Error(QY_ERR_BAD_JSON or QY_ERR_BAD_ENVELOPE) naming the field.

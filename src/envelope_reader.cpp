@@ -120,6 +120,7 @@ Envelope EnvelopeReader::take_envelope() {
         shared_body_.get()[end] = '\0';
         envelope_.payload = Payload::shared(std::move(shared_body_), payload_slice_);
     }
+    envelope_.payload.share_if_long();  // written through writable(): done now
     return std::move(envelope_);
 }
 

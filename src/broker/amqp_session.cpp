@@ -352,7 +352,7 @@ void AmqpSession::cancel_consumer(amqp_channel_t channel, const std::string &con
 }
 
 void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
-                          const AmqpProperties &props, std::string_view body) {
+                          const AmqpProperties &props, const BodyParts &body) {
     // What came from the broker lately is checked before the first publish of a flush.
     if (outgoing_.empty()) check_receiving(queue);
     if (frames_publishes_ &&
@@ -370,7 +370,11 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
     }
     forget_room();
     const BasicProperties properties(props);
-    const amqp_bytes_t body_bytes{body.size(), const_cast<char *>(body.data())};
+    // rabbitmq-c takes the body in one piece: one in parts is joined (copied) first.
+    std::string joined;
+    std::string_view whole = body.parts[0];
+    if (whole.size() != body.size()) whole = joined = body.joined();
+    const amqp_bytes_t body_bytes{whole.size(), const_cast<char *>(whole.data())};
     const int status =
         amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
                            /*mandatory=*/1, /*immediate=*/0, &properties.get(), body_bytes);

@@ -7,6 +7,7 @@
 #include "../backend.hpp"
 #include "../topology.hpp"
 #include "amqp_url.hpp"
+#include "body_parts.hpp"
 #include "outgoing_bytes.hpp"
 #include "receive_deadline.hpp"
 
@@ -71,7 +72,7 @@ public:
     // written with those kept, waiting. Any other write (an ack, a declare) must come
     // after flush_publishes.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
-                 std::string_view body);
+                 const BodyParts &body);
     // Writes the publishes kept so far, with one sendmsg where the socket takes them whole.
     void flush_publishes();
     // With multiple, also every earlier unacknowledged delivery of the channel.

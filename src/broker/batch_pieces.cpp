@@ -25,7 +25,7 @@ std::size_t next_piece_size(EnvelopeRefs rest) {
 
 void UnconfirmedPieces::add(std::shared_ptr<PublishBatch> piece) {
     std::size_t bytes = 0;
-    for (const OutgoingMessage &message : piece->messages) bytes += message.body.size();
+    for (const OutgoingMessage &message : piece->messages) bytes += message.body_size();
     bytes_ += bytes;
     pieces_.push_back({std::move(piece), bytes});
 }

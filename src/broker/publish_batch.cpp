@@ -35,11 +35,20 @@ std::shared_ptr<PublishBatch> PublishBatch::reusable() {
     return kept;
 }
 
-void set_message(OutgoingMessage &message, std::string_view queue, const Envelope &env) {
+void set_message(OutgoingMessage &message, std::string_view queue, const Envelope &env,
+                 bool refer_payload) {
     message.queue.assign(queue);
     set_publish_properties(env, message.properties);
     message.body.clear();
-    encode_envelope(env, message.body);
+    if (refer_payload && env.payload.is_shared() && env.payload.size() >= payload_shared_from) {
+        encode_envelope_head(env, message.body);
+        message.payload_at = message.body.size();
+        message.body += envelope_tail;
+        message.payload = env.payload;
+    } else {
+        encode_envelope(env, message.body);
+        message.payload = Payload();
+    }
 }
 
 void PublishBatch::fail_from(std::size_t first, const Error &error) {

@@ -4,7 +4,9 @@
 
 #include "../amqp_properties.hpp"
 #include "../error.hpp"
+#include "../payload.hpp"
 #include "../topology.hpp"
+#include "body_parts.hpp"
 #include "command_claim.hpp"
 #include "publish_waiter.hpp"
 
@@ -13,19 +15,42 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace queuey {
 
 struct OutgoingMessage {
+    OutgoingMessage() = default;
+    // A body in one piece (a dead letter's copy, a lost run's requeue).
+    OutgoingMessage(std::string queue, AmqpProperties properties, std::string body)
+        : queue(std::move(queue)), properties(std::move(properties)), body(std::move(body)) {}
+
     std::string queue;  // routed by the default exchange
     AmqpProperties properties;
+    // The body: body alone or, with a payload, body's first payload_at bytes, the
+    // payload's text, then the rest of body. The payload is shared, not copied: its text
+    // stays put while frames refer to it (outgoing_bytes.hpp), whatever its envelope's
+    // owner does meanwhile.
     std::string body;
+    Payload payload;
+    std::size_t payload_at = 0;
+
+    BodyParts body_parts() const {
+        if (payload.view().empty()) return BodyParts(body);
+        const std::string_view own = body;
+        return {own.substr(0, payload_at), payload.view(), own.substr(payload_at)};
+    }
+    std::size_t body_size() const { return body.size() + payload.size(); }
 };
 
 // message becomes env's publish to queue, written over what it held: its strings and
-// vectors keep their capacity (a reused batch's message allocates nothing).
-void set_message(OutgoingMessage &message, std::string_view queue, const Envelope &env);
+// vectors keep their capacity (a reused batch's message allocates nothing). With
+// refer_payload, a shared payload of payload_shared_from bytes or more is referred to
+// (held by the message until it goes) instead of copied into body: not in a thread's
+// reused batch, which would hold it until the thread's next publish.
+void set_message(OutgoingMessage &message, std::string_view queue, const Envelope &env,
+                 bool refer_payload);
 
 // The hold queues a batch publishes into, declared first unless declared lately: shared,
 // as a consumer keeps each of its holds for every retry into it (consumed_queue.hpp).

@@ -4,6 +4,7 @@
 
 #include <amqp_framing.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <variant>
@@ -116,7 +117,7 @@ char *put_header_frame(char *at, amqp_channel_t channel, const AmqpProperties &p
 }  // namespace
 
 bool append_publish_frames(OutgoingBytes &out, amqp_channel_t channel, std::string_view routing_key,
-                           bool mandatory, const AmqpProperties &props, std::string_view body,
+                           bool mandatory, const AmqpProperties &props, const BodyParts &body,
                            std::size_t frame_max) {
     if (frame_max <= frame_header_size + 1) return false;  // no room for a body byte
     // Frames too long for the connection are left to amqp_basic_publish, which says why.
@@ -132,14 +133,28 @@ bool append_publish_frames(OutgoingBytes &out, amqp_channel_t channel, std::stri
     at = put_header_frame(at, channel, props, body.size());
     own.resize(static_cast<std::size_t>(at - own.data()));
 
-    // Each body frame's envelope is written here; the body itself is referred to.
-    for (std::size_t offset = 0; offset < body.size(); offset += body_per_frame) {
-        const std::string_view piece = body.substr(offset, body_per_frame);
+    // Each body frame's envelope is written here; the body itself is referred to, part by
+    // part: a frame may hold the end of one part and the start of the next.
+    std::size_t part = 0;         // the part the next body byte is in
+    std::size_t part_offset = 0;  // and its offset there
+    for (std::size_t left = body.size(); left > 0;) {
+        const std::size_t frame_size = std::min(left, body_per_frame);
         char frame[frame_header_size];
-        put_big_endian(open_frame(frame, AMQP_FRAME_BODY, channel) - 4, piece.size(), 4);
+        put_big_endian(open_frame(frame, AMQP_FRAME_BODY, channel) - 4, frame_size, 4);
         own.append(frame, frame_header_size);
-        out.refer(piece);
+        for (std::size_t unsent = frame_size; unsent > 0;) {
+            const std::string_view piece = body.parts[part].substr(part_offset, unsent);
+            if (piece.empty()) {
+                ++part;
+                part_offset = 0;
+                continue;
+            }
+            out.refer(piece);
+            part_offset += piece.size();
+            unsent -= piece.size();
+        }
         own += frame_end;
+        left -= frame_size;
     }
     return true;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "../amqp_properties.hpp"
+#include "body_parts.hpp"
 #include "outgoing_bytes.hpp"
 
 #include <amqp.h>
@@ -18,12 +19,12 @@
 namespace queuey {
 
 // Appends the frames of a publish on the default exchange (routed by routing_key) to out,
-// its body cut into frames of at most frame_max bytes and referred to, not copied (it
-// must stay put until out is sent). False, with out as it was, when a short string is
+// its body cut into frames of at most frame_max bytes and its parts referred to, not
+// copied (they must stay put until out is sent). False, with out as it was, when a short string is
 // over 255 bytes or the method and header frames do not fit in frame_max: the caller
 // then publishes it with amqp_basic_publish, which reports why.
 bool append_publish_frames(OutgoingBytes &out, amqp_channel_t channel, std::string_view routing_key,
-                           bool mandatory, const AmqpProperties &props, std::string_view body,
+                           bool mandatory, const AmqpProperties &props, const BodyParts &body,
                            std::size_t frame_max);
 
 }  // namespace queuey

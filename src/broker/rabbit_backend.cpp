@@ -96,7 +96,7 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
         const EnvelopeRefs jobs =
             envelopes.subspan(first, next_piece_size(envelopes.subspan(first)));
         auto piece = std::make_shared<PublishBatch>(jobs.size());
-        HoldSpecs holds = fill_batch(*piece, jobs, delay);
+        HoldSpecs holds = fill_batch(*piece, jobs, delay, /*refer_payloads=*/true);
         first += jobs.size();
         piece->deadline = until;
         publisher_.publish(piece, std::move(holds), /*caller_waits=*/first == envelopes.size());
@@ -112,12 +112,13 @@ PublishOutcome RabbitBackend::publish_one(const Envelope &envelope,
                                           std::optional<std::chrono::nanoseconds> delay) {
     std::shared_ptr<PublishBatch> batch = PublishBatch::reusable();
     const Envelope *const one[] = {&envelope};
-    HoldSpecs holds = fill_batch(*batch, one, delay);
+    HoldSpecs holds = fill_batch(*batch, one, delay, /*refer_payloads=*/false);  // reused
     return publish_single(std::move(batch), std::move(holds));
 }
 
 HoldSpecs RabbitBackend::fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
-                                    std::optional<std::chrono::nanoseconds> delay) const {
+                                    std::optional<std::chrono::nanoseconds> delay,
+                                    bool refer_payloads) const {
     // Hold queues are declared before a held publish (unless declared lately,
     // hold_leases.hpp): the redeclare renews their x-expires lease. One declare per queue
     // in a batch.
@@ -125,11 +126,11 @@ HoldSpecs RabbitBackend::fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
     for (std::size_t i = 0; i < envelopes.size(); ++i) {
         const Envelope &envelope = *envelopes[i];
         if (!delay) {
-            set_message(batch.messages[i], envelope.queue, envelope);
+            set_message(batch.messages[i], envelope.queue, envelope, refer_payloads);
             continue;
         }
         QueueSpec hold = hold_queue_spec(config_of(envelope.queue), *delay);
-        set_message(batch.messages[i], hold.name, envelope);
+        set_message(batch.messages[i], hold.name, envelope, refer_payloads);
         if (std::none_of(holds.begin(), holds.end(),
                          [&](const auto &held) { return *held == hold; }))
             holds.push_back(std::make_shared<const QueueSpec>(std::move(hold)));

@@ -57,9 +57,10 @@ public:
 private:
     RabbitConnection::Clock::time_point deadline() const;
     // Sets each message of batch (its size) to envelopes, to their queues or their holds
-    // after delay; the holds to declare first, one per queue.
+    // after delay, referring to long payloads with refer_payloads (set_message); the
+    // holds to declare first, one per queue.
     HoldSpecs fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
-                         std::optional<std::chrono::nanoseconds> delay) const;
+                         std::optional<std::chrono::nanoseconds> delay, bool refer_payloads) const;
     // Hands batch to the publishing connection; true when every outcome came in time.
     bool publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds);
     // The outcome of the publishes of batch that did not get theirs in time.

@@ -231,20 +231,21 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
             continue;
         }
         const OutgoingMessage &message = batch.messages[i];
-        if (message.body.size() > max_message_size_) {
+        if (message.body_size() > max_message_size_) {
             batch.waiter.complete(i, {QY_ERR_INVALID_ARGUMENT,
-                                      over_size_limit(message.body.size(), max_message_size_)});
+                                      over_size_limit(message.body_size(), max_message_size_)});
             continue;
         }
         try {
-            session_->publish(publish_channel, message.queue, message.properties, message.body);
+            session_->publish(publish_channel, message.queue, message.properties,
+                              message.body_parts());
         } catch (const Error &error) {
             batch.fail_from(i, error);  // maybe partly written: its outcome is unknown
             batch.unsent_from(i + 1, error);
             throw;
         }
         tracker_.published(message.properties.message_id, waiter, i, message.queue,
-                           message.body.size());
+                           message.body_size());
     }
     session_->flush_publishes();  // a failure here is a lost connection: the tracker fails them
 }
@@ -365,7 +366,7 @@ std::size_t RabbitConnection::bytes_to_write(const PublishBatch &batch) {
     constexpr std::size_t frames_per_message = 1024;
     std::size_t bytes = 0;
     for (const OutgoingMessage &message : batch.messages)
-        bytes += frames_per_message + message.queue.size() + message.body.size();
+        bytes += frames_per_message + message.queue.size() + message.body_size();
     return bytes;
 }
 

@@ -187,7 +187,7 @@ void RabbitDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay)
     std::shared_ptr<const QueueSpec> hold = queue_->hold_for(delay);
     // A retry per run is common: it goes in the thread's reusable batch.
     std::shared_ptr<PublishBatch> batch = PublishBatch::reusable();
-    set_message(batch->messages.front(), hold->name, next);
+    set_message(batch->messages.front(), hold->name, next, /*refer_payload=*/false);
     publish_batch_then_ack(std::move(batch), vector_of_one(std::move(hold)));
 }
 

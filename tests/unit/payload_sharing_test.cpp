@@ -43,6 +43,32 @@ TEST(PayloadSharing, KeepsACompactPayloadInItsBody) {
     EXPECT_EQ(shared.payload, R"({"to":"a@b.c","body":"hi"})");
 }
 
+// A long text is shared by the envelope's copies (and a publish, publish_batch.hpp) from
+// the start, however it came; a short one is copied with them.
+TEST(PayloadSharing, ALongTextIsSharedByCopiesUntilOneIsWrittenTo) {
+    const std::string long_text = '"' + std::string(payload_shared_from - 2, 'x') + '"';
+    const Payload given(long_text);
+    ASSERT_TRUE(given.is_shared());
+    Payload copy = given;
+    EXPECT_EQ(copy.c_str(), given.c_str());
+    EXPECT_EQ(copy.c_str()[copy.size()], '\0');
+    copy.writable().back() = '!';
+    EXPECT_FALSE(copy.is_shared());
+    EXPECT_EQ(given, long_text);
+    EXPECT_NE(copy, long_text);
+    copy.share_if_long();  // written: shared again
+    EXPECT_TRUE(copy.is_shared());
+    EXPECT_EQ(copy.view().back(), '!');
+
+    const Payload short_one(long_text.substr(1, payload_shared_from - 3));
+    EXPECT_FALSE(short_one.is_shared());
+    // Decoded by either reader, a long payload comes shared.
+    const std::string body = encode_envelope(Envelope::create("t", "q", long_text));
+    EXPECT_TRUE(decode_envelope(body).payload.is_shared());
+    EXPECT_TRUE(decode_envelope_by_reader(body).payload.is_shared());
+    EXPECT_EQ(decode_envelope_by_reader(body).payload, long_text);
+}
+
 TEST(PayloadSharing, LeavesTheBodyAsItCameWhenItKeepsNothing) {
     // Not in the compact form: RapidJSON's reader decodes a payload of its own.
     const std::string pretty = test::read_body("seed_pretty.json");

@@ -1,6 +1,8 @@
 // The batch of one message that a thread reuses for its publishes one at a time: reused
-// only when nobody else holds it, and handed out empty and waiting again.
+// only when nobody else holds it, and handed out empty and waiting again. A message's
+// body, which refers to a long shared payload where a batch asks for it.
 #include "broker/publish_batch.hpp"
+#include "envelope_codec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -62,6 +64,48 @@ TEST(ReusableBatch, EachThreadHasItsOwn) {
     PublishBatch *theirs = nullptr;
     std::thread([&] { theirs = PublishBatch::reusable().get(); }).join();
     EXPECT_NE(theirs, mine.get());
+}
+
+Envelope job_with_payload(std::size_t payload_bytes) {
+    const std::string payload = '"' + std::string(payload_bytes - 2, 'p') + '"';
+    return Envelope::create("send_email", "emails", payload);
+}
+
+TEST(OutgoingMessage, ALongPayloadIsReferredToNotCopied) {
+    auto job = std::make_unique<Envelope>(job_with_payload(payload_shared_from));
+    ASSERT_TRUE(job->payload.is_shared());
+    const std::string expected = encode_envelope(*job);
+    const char *const payload_text = job->payload.c_str();
+    OutgoingMessage message;
+    set_message(message, "emails", *job, /*refer_payload=*/true);
+    EXPECT_EQ(message.payload.c_str(), payload_text);  // the envelope's own text
+    EXPECT_LT(message.body.size(), 300u);              // the head and the brace
+    EXPECT_EQ(message.body.back(), '}');
+    EXPECT_EQ(message.body_size(), expected.size());
+    // Its envelope gone (a caller that gave up waiting), the message still has the text.
+    job.reset();
+    EXPECT_EQ(message.body_parts().joined(), expected);
+}
+
+TEST(OutgoingMessage, AShortOrUnsharedPayloadIsCopiedIntoTheBody) {
+    const Envelope short_one = job_with_payload(payload_shared_from - 1);
+    EXPECT_FALSE(short_one.payload.is_shared());
+    Envelope unshared = job_with_payload(payload_shared_from);
+    unshared.payload.writable() += ' ';  // written to: a string of its own
+    EXPECT_FALSE(unshared.payload.is_shared());
+    const Envelope long_one = job_with_payload(4096);
+    const struct {
+        const Envelope &job;
+        bool refer_payload;
+    } cases[] = {{short_one, true}, {unshared, true}, {long_one, false}};
+    OutgoingMessage message;
+    for (const auto &c : cases) {
+        set_message(message, "emails", long_one, true);  // a referred one before
+        set_message(message, "emails", c.job, c.refer_payload);
+        EXPECT_TRUE(message.payload.view().empty());
+        EXPECT_EQ(message.body, encode_envelope(c.job));
+        EXPECT_EQ(message.body_parts().joined(), message.body);
+    }
 }
 
 TEST(ReusableBatch, ABigBodyIsNotKept) {
