@@ -26,7 +26,7 @@ constexpr int frames_per_turn = 256;
 constexpr std::size_t pooled_body_most = 256 * 1024;
 // After a caller wrote its own publish, the I/O thread leaves the socket to callers for
 // this long while nothing is owed on it (docs/broker.md, a caller's own confirm); it
-// wakes at its end to look again.
+// sleeps on while callers keep publishing, and wakes at its end to look again.
 constexpr std::chrono::milliseconds callers_window{100};
 // After a call came while a caller read its confirms (calls overlap), the I/O thread
 // keeps the socket for this long: a reader interrupted by every post would wake with the
@@ -799,11 +799,12 @@ void RabbitConnection::wait_for_input() {
     // All read before io_waiting_ is set: from then on a caller may run on the session
     // and the I/O thread's state, until take_session_back().
     int sleep_ms = ms_until_resubscribe(longest_sleep_ms());
+    const auto wake_by = Clock::now() + std::chrono::milliseconds(sleep_ms);
     const bool owes_nothing = socket_owes_nothing();
     const bool owes_only_deliveries = socket_owes_only_deliveries();
     // The eventfd first: a sleep that leaves the socket to callers polls fds[0] alone.
     pollfd fds[2] = {{wakeup_fd_, POLLIN, 0}, {session_->socket_fd(), POLLIN, 0}};
-    bool idle, watches_socket, leaves_to_consumers;
+    bool idle, watches_socket, leaves_to_consumers, leaves_to_callers;
     {
         std::lock_guard lock(mutex_);
         idle = commands_.empty() || blocked_;
@@ -825,6 +826,7 @@ void RabbitConnection::wait_for_input() {
         io_waiting_ = idle;
         io_watches_socket_ = watches_socket;
         leaves_to_consumers = !watches_socket && left_to_consumers;
+        leaves_to_callers = !watches_socket && left_to_callers;
         io_leaves_socket_to_consumers_ = leaves_to_consumers;
     }
     // A consumer that waits, refused while this thread was up, reads now.
@@ -835,7 +837,9 @@ void RabbitConnection::wait_for_input() {
     int ready;
     do {
         ready = ::poll(fds, watches_socket ? 2 : 1, idle ? sleep_ms : 0);
-    } while (ready == 0 && idle && !watches_socket && consumer_reads());
+    } while (
+        ready == 0 && idle && !watches_socket &&
+        (consumer_reads() || (leaves_to_callers && (sleep_ms = callers_keep_ms(wake_by)) > 0)));
     const std::exception_ptr failed_under_caller = idle ? take_session_back() : nullptr;
     // After a timeout rabbitmq-c runs anyway: it sends heartbeats only inside its calls.
     // Unwatched, the socket may hold what came after the callers' last read.
@@ -847,6 +851,16 @@ void RabbitConnection::wait_for_input() {
     }
     // As if the I/O thread had written the publish: run() reconnects, or reopens.
     if (failed_under_caller) std::rethrow_exception(failed_under_caller);
+}
+
+int RabbitConnection::callers_keep_ms(Clock::time_point wake_by) const {
+    // Nothing new is owed meanwhile: a caller's give-back wakes this thread for anything
+    // owed, and a post wakes it for its command.
+    std::lock_guard lock(mutex_);
+    const auto until = std::min(callers_publish_until_, wake_by);
+    const auto now = Clock::now();
+    if (now >= until || now < callers_overlap_until_) return 0;
+    return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
 }
 
 std::exception_ptr RabbitConnection::take_session_back() {

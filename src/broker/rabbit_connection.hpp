@@ -311,6 +311,10 @@ private:
     bool consumer_reads() const;
     // About how many bytes writing the batch takes.
     static std::size_t bytes_to_write(const PublishBatch &batch);
+    // The I/O thread, asleep leaving the socket to callers, at the end of their window: how
+    // much longer (ms) to sleep, as callers published since, but not past wake_by (its
+    // other duties); 0: wake.
+    int callers_keep_ms(Clock::time_point wake_by) const;
     // The I/O thread, back from poll: takes the session back from a caller writing on it,
     // and returns what failed under that caller (rethrown on the I/O thread).
     std::exception_ptr take_session_back();

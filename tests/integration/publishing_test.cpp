@@ -7,6 +7,7 @@
 #include "log.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -280,8 +281,8 @@ TEST_F(Publishing, CallersPublishingOneAfterAnotherReadTheirOwnConfirmsEachAttri
         sent.push_back(envelope.job_id);
     }
     EXPECT_EQ(unroutable, calls / 10);
-    // The I/O thread looks at the socket again at the end of each window (100 ms), and
-    // the first call finds it watching: most calls, not all, read their own confirm.
+    // The first call finds the I/O thread watching the socket: most calls, not all, read
+    // their own confirm.
     const auto counters = backend_->counters();
     EXPECT_GE(counters.confirmed_by_caller, calls / 2u)
         << "the callers did not read their own confirms (" << counters.written_by_caller
@@ -291,6 +292,24 @@ TEST_F(Publishing, CallersPublishingOneAfterAnotherReadTheirOwnConfirmsEachAttri
     for (const RawMessage &message : raw_->drain(config.name))
         arrived.push_back(message.message_id.value_or("?"));
     EXPECT_EQ(arrived, sent);
+}
+
+TEST_F(Publishing, CallersPublishingForSeveralWindowsKeepTheSocketThroughThem) {
+    // The I/O thread sleeps on past the end of the callers' window (100 ms) while they
+    // keep publishing: no caller is interrupted to hand the session back, and its
+    // confirm read by the I/O thread instead (a wake-up each).
+    const auto config = declare_queue();
+    producer_->enqueue(job(config.name));  // finds the I/O thread watching the socket
+    const auto before = backend_->counters();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(450);
+    int calls = 0;
+    for (; std::chrono::steady_clock::now() < until; ++calls) producer_->enqueue(job(config.name));
+    const auto after = backend_->counters();
+    ASSERT_GE(calls, 20) << "too few calls to span the windows";
+    // At most one: the I/O thread still looks at the socket once a second.
+    EXPECT_GE(after.confirmed_by_caller - before.confirmed_by_caller, calls - 1u)
+        << "of " << calls << " calls over 4.5 windows, "
+        << after.written_by_caller - before.written_by_caller << " wrote their own publish";
 }
 
 TEST_F(Publishing, ConcurrentProducersOnOneClientAllGetTheirConfirms) {
