@@ -55,20 +55,11 @@ std::size_t envelope_head_room(const Envelope &env) {
            payload_key.size();
 }
 
-}  // namespace
-
-void encode_envelope(const Envelope &env, std::string &out) {
-    out.reserve(out.size() + envelope_head_room(env) + env.payload.size() + envelope_tail.size());
-    encode_envelope_head(env, out);
-    out += env.payload.view();
-    out += envelope_tail;
-}
-
-void encode_envelope_head(const Envelope &env, std::string &out) {
-    // Written in place, sized once (its numbers and short strings at their longest): a
-    // call per appended piece cost more than its bytes.
+// Appends the head of env's body to out, written in place into head_room bytes
+// (envelope_head_room, sized once: a call per appended piece cost more than its bytes).
+void put_envelope_head(const Envelope &env, std::size_t head_room, std::string &out) {
     const std::size_t start = out.size();
-    out.resize(start + envelope_head_room(env));
+    out.resize(start + head_room);
     char *at = out.data() + start;
     at = write_json_string(put(at, job_id_key), env.job_id);
     at = write_json_string(put(at, job_type_key), env.job_type);
@@ -81,6 +72,20 @@ void encode_envelope_head(const Envelope &env, std::string &out) {
         at = write_json_string(put(at, correlation_id_key), *env.correlation_id);
     at = put(at, payload_key);
     out.resize(static_cast<std::size_t>(at - out.data()));
+}
+
+}  // namespace
+
+void encode_envelope(const Envelope &env, std::string &out) {
+    const std::size_t head_room = envelope_head_room(env);
+    out.reserve(out.size() + head_room + env.payload.size() + envelope_tail.size());
+    put_envelope_head(env, head_room, out);
+    out += env.payload.view();
+    out += envelope_tail;
+}
+
+void encode_envelope_head(const Envelope &env, std::string &out) {
+    put_envelope_head(env, envelope_head_room(env), out);
 }
 
 std::string encode_envelope(const Envelope &env) {

@@ -42,7 +42,6 @@ void set_message(OutgoingMessage &message, std::string_view queue, const Envelop
     message.body.clear();
     if (refer_payload && env.payload.is_shared() && env.payload.size() >= payload_shared_from) {
         encode_envelope_head(env, message.body);
-        message.payload_at = message.body.size();
         message.body += envelope_tail;
         message.payload = env.payload;
     } else {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../amqp_properties.hpp"
+#include "../envelope_codec.hpp"
 #include "../error.hpp"
 #include "../payload.hpp"
 #include "../topology.hpp"
@@ -28,18 +29,18 @@ struct OutgoingMessage {
 
     std::string queue;  // routed by the default exchange
     AmqpProperties properties;
-    // The body: body alone or, with a payload, body's first payload_at bytes, the
-    // payload's text, then the rest of body. The payload is shared, not copied: its text
-    // stays put while frames refer to it (outgoing_bytes.hpp), whatever its envelope's
-    // owner does meanwhile.
+    // The body: body alone or, with a payload (set_message), the envelope's head and tail
+    // in body and the payload's text between them. The payload is shared, not copied: its
+    // text stays put while frames refer to it (outgoing_bytes.hpp), whatever its
+    // envelope's owner does meanwhile.
     std::string body;
     Payload payload;
-    std::size_t payload_at = 0;
 
     BodyParts body_parts() const {
         if (payload.view().empty()) return BodyParts(body);
         const std::string_view own = body;
-        return {own.substr(0, payload_at), payload.view(), own.substr(payload_at)};
+        const std::size_t head = own.size() - envelope_tail.size();
+        return {own.substr(0, head), payload.view(), own.substr(head)};
     }
     std::size_t body_size() const { return body.size() + payload.size(); }
 };

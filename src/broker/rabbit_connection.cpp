@@ -834,12 +834,18 @@ void RabbitConnection::wait_for_input() {
         if (const auto waiting = consumer_left_waiting()) waiting->nudge();
     // With commands queued, only look whether the socket has input. A consumer reading
     // the socket left to it sees what comes there, a close too: it keeps the session.
+    // A sleep that timed out goes on while a consumer reads the socket left to it, or while
+    // callers kept publishing (for as long as callers_keep_ms says).
+    const auto sleeps_on = [&] {
+        if (consumer_reads()) return true;
+        if (!leaves_to_callers) return false;
+        sleep_ms = callers_keep_ms(wake_by);
+        return sleep_ms > 0;
+    };
     int ready;
     do {
         ready = ::poll(fds, watches_socket ? 2 : 1, idle ? sleep_ms : 0);
-    } while (
-        ready == 0 && idle && !watches_socket &&
-        (consumer_reads() || (leaves_to_callers && (sleep_ms = callers_keep_ms(wake_by)) > 0)));
+    } while (ready == 0 && idle && !watches_socket && sleeps_on());
     const std::exception_ptr failed_under_caller = idle ? take_session_back() : nullptr;
     // After a timeout rabbitmq-c runs anyway: it sends heartbeats only inside its calls.
     // Unwatched, the socket may hold what came after the callers' last read.
