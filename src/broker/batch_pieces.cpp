@@ -42,6 +42,7 @@ bool UnconfirmedPieces::take_oldest(std::chrono::steady_clock::time_point deadli
         in_time ? waiter.take_outcomes() : waiter.outcomes_or(late(*oldest.piece));
     outcomes.insert(outcomes.end(), std::make_move_iterator(taken.begin()),
                     std::make_move_iterator(taken.end()));
+    PublishBatch::keep_piece(std::move(oldest.piece));  // its memory serves the next batch
     return in_time;
 }
 

@@ -76,6 +76,13 @@ struct PublishBatch {
     // it any more (the I/O thread lets go of it once it is confirmed), else a new one. A
     // job published one at a time then allocates nearly nothing on its way.
     static std::shared_ptr<PublishBatch> reusable();
+    // A piece of count messages of a batch (batch_pieces.hpp) for the calling thread,
+    // empty and waiting: the piece it kept last (keep_piece), else a new one. A thread
+    // that publishes batch after batch then allocates no strings or vectors per job.
+    static std::shared_ptr<PublishBatch> reusable_piece(std::size_t count);
+    // Its caller took the piece's outcomes: kept for the thread's next reusable_piece,
+    // emptied (none of its payloads held), unless another holds it too or it is big.
+    static void keep_piece(std::shared_ptr<PublishBatch> piece);
     // The waiter, shared with the batch: the confirm tracker holds it until each confirm.
     static std::shared_ptr<PublishWaiter> waiter_of(const std::shared_ptr<PublishBatch> &batch) {
         return {batch, &batch->waiter};

@@ -95,7 +95,7 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
         if (!in_time) break;
         const EnvelopeRefs jobs =
             envelopes.subspan(first, next_piece_size(envelopes.subspan(first)));
-        auto piece = std::make_shared<PublishBatch>(jobs.size());
+        auto piece = PublishBatch::reusable_piece(jobs.size());
         HoldSpecs holds = fill_batch(*piece, jobs, delay, /*refer_payloads=*/true);
         first += jobs.size();
         piece->deadline = until;

@@ -1,6 +1,7 @@
 // The batch of one message that a thread reuses for its publishes one at a time: reused
-// only when nobody else holds it, and handed out empty and waiting again. A message's
-// body, which refers to a long shared payload where a batch asks for it.
+// only when nobody else holds it, and handed out empty and waiting again. The piece of a
+// batch a thread keeps for its next batch, likewise. A message's body, which refers to a
+// long shared payload where a batch asks for it.
 #include "broker/publish_batch.hpp"
 #include "envelope_codec.hpp"
 
@@ -118,6 +119,75 @@ TEST(ReusableBatch, ABigBodyIsNotKept) {
     const auto next = PublishBatch::reusable();
     EXPECT_NE(next.get(), big);
     EXPECT_LT(next->messages.front().body.capacity(), 1024u * 1024u);
+}
+
+// A job whose long payload is text that owner alone holds besides the envelope.
+Envelope job_sharing(const std::shared_ptr<const char> &owner, std::size_t size) {
+    Envelope job = Envelope::create("send_email", "emails", "0");
+    job.payload = Payload::shared(owner, std::string_view(owner.get(), size));
+    return job;
+}
+
+std::shared_ptr<const char> quoted_text(std::size_t size) {
+    std::shared_ptr<char> text(new char[size], std::default_delete<char[]>());
+    std::fill_n(text.get(), size, 'p');
+    text.get()[0] = text.get()[size - 1] = '"';
+    return text;
+}
+
+TEST(ReusablePiece, ALetGoPieceServesTheThreadsNextBatchEmptyHoldingNoPayload) {
+    std::weak_ptr<const char> payload_text;
+    PublishBatch *first = nullptr;
+    const char *body_storage = nullptr;
+    {
+        const auto text = quoted_text(payload_shared_from);
+        payload_text = text;
+        const Envelope job = job_sharing(text, payload_shared_from);
+        auto piece = PublishBatch::reusable_piece(3);
+        ASSERT_EQ(piece->messages.size(), 3u);
+        for (OutgoingMessage &message : piece->messages)
+            set_message(message, "emails", job, /*refer_payload=*/true);
+        ASSERT_TRUE(piece->messages.front().payload.is_shared());
+        for (std::size_t i = 0; i < 3; ++i) piece->waiter.complete(i, {QY_OK, ""});
+        ASSERT_TRUE(piece->claim.start());
+        first = piece.get();
+        body_storage = piece->messages.front().body.data();
+        PublishBatch::keep_piece(std::move(piece));
+    }
+    EXPECT_TRUE(payload_text.expired());  // the kept piece holds none of its payloads
+    const auto next = PublishBatch::reusable_piece(2);
+    EXPECT_EQ(next.get(), first);
+    ASSERT_EQ(next->messages.size(), 2u);
+    const OutgoingMessage &message = next->messages.front();
+    EXPECT_TRUE(message.queue.empty());
+    EXPECT_TRUE(message.properties.headers.empty());
+    EXPECT_TRUE(message.body.empty());
+    EXPECT_EQ(message.body.data(), body_storage);  // its capacity kept: no allocation
+    EXPECT_FALSE(next->waiter.finished());
+    EXPECT_TRUE(next->claim.abandon());  // pending again: its caller may still give up
+    // Taken: the thread's next batch gets another.
+    EXPECT_NE(PublishBatch::reusable_piece(1).get(), first);
+}
+
+TEST(ReusablePiece, OneStillHeldElsewhereOrBigIsNotKept) {
+    auto held = PublishBatch::reusable_piece(1);
+    const auto io_threads_copy = held;  // as the I/O thread holds one its caller gave up on
+    use(*held);
+    PublishBatch::keep_piece(std::move(held));
+    EXPECT_NE(PublishBatch::reusable_piece(1).get(), io_threads_copy.get());
+    EXPECT_EQ(io_threads_copy->messages.front().body.size(), 200u);  // untouched
+
+    // Too big to hold while idle; its memory may come back as a new piece, told apart by
+    // what it holds.
+    auto many = PublishBatch::reusable_piece(1025);
+    use(*many);
+    PublishBatch::keep_piece(std::move(many));
+    EXPECT_LT(PublishBatch::reusable_piece(1)->messages.capacity(), 1025u);
+
+    auto big_body = PublishBatch::reusable_piece(1);
+    use(*big_body, 1024 * 1024);
+    PublishBatch::keep_piece(std::move(big_body));
+    EXPECT_LT(PublishBatch::reusable_piece(1)->messages.front().body.capacity(), 1024u * 1024u);
 }
 
 }  // namespace
