@@ -876,8 +876,10 @@ std::exception_ptr RabbitConnection::take_session_back() {
     io_leaves_socket_to_consumers_ = false;
     // A caller reading its confirms or deliveries polls the eventfd too: this makes it
     // hand the session back now (the count wakes the next poll, which reads it).
-    if (session_lent_ && (lent_as_ == Lend::to_read || lent_as_ == Lend::to_consume))
+    if (session_lent_ && (lent_as_ == Lend::to_read || lent_as_ == Lend::to_consume)) {
         wake_io_thread();
+        if (lent_as_ == Lend::to_read) ++counters_.readers_interrupted;
+    }
     session_returned_.wait(lock, [this] { return !session_lent_; });
     return std::exchange(lent_failure_, nullptr);
 }

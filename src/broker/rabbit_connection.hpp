@@ -116,6 +116,9 @@ struct ConnectionCounters {
     // Of those, the calls that also read their own confirms, finding the socket left to
     // callers (docs/broker.md, a caller's own confirm).
     std::uint64_t confirmed_by_caller = 0;
+    // Lends to a caller reading its confirms that the I/O thread took back before they
+    // were in: it woke (a post, its once-a-second look) while the caller read.
+    std::uint64_t readers_interrupted = 0;
     // Settles written by their caller: the consumer had nothing left to run, or the I/O
     // thread slept leaving the socket to the consumers.
     std::uint64_t settled_by_caller = 0;
@@ -129,6 +132,7 @@ struct ConnectionCounters {
         stale_settles += other.stale_settles;
         written_by_caller += other.written_by_caller;
         confirmed_by_caller += other.confirmed_by_caller;
+        readers_interrupted += other.readers_interrupted;
         settled_by_caller += other.settled_by_caller;
         read_by_consumer += other.read_by_consumer;
         return *this;

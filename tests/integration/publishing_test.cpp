@@ -301,15 +301,18 @@ TEST_F(Publishing, CallersPublishingForSeveralWindowsKeepTheSocketThroughThem) {
     const auto config = declare_queue();
     producer_->enqueue(job(config.name));  // finds the I/O thread watching the socket
     const auto before = backend_->counters();
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(450);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(950);
     int calls = 0;
     for (; std::chrono::steady_clock::now() < until; ++calls) producer_->enqueue(job(config.name));
     const auto after = backend_->counters();
     ASSERT_GE(calls, 20) << "too few calls to span the windows";
-    // At most one: the I/O thread still looks at the socket once a second.
-    EXPECT_GE(after.confirmed_by_caller - before.confirmed_by_caller, calls - 1u)
-        << "of " << calls << " calls over 4.5 windows, "
-        << after.written_by_caller - before.written_by_caller << " wrote their own publish";
+    // Its once-a-second look interrupts at most one caller reading its confirm; woken at
+    // each window's end, it would take the socket from about nine. (Calls that find it
+    // awake, as on a busy machine, queue their publish: not what is counted here.)
+    EXPECT_LE(after.readers_interrupted - before.readers_interrupted, 1u)
+        << "of " << calls << " calls over 9.5 windows, "
+        << after.written_by_caller - before.written_by_caller << " wrote their own publish, "
+        << after.confirmed_by_caller - before.confirmed_by_caller << " read its confirm";
 }
 
 TEST_F(Publishing, ConcurrentProducersOnOneClientAllGetTheirConfirms) {
