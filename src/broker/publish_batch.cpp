@@ -2,6 +2,7 @@
 
 #include "../envelope_codec.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 namespace queuey {
@@ -61,10 +62,13 @@ void PublishBatch::keep_piece(std::shared_ptr<PublishBatch> piece) {
     // Still held by the I/O thread (a piece its caller gave up on), or too big to hold.
     if (piece.use_count() != 1 || piece->messages.size() > most_kept_piece_messages) return;
     std::atomic_thread_fence(std::memory_order_acquire);  // as empty_for
-    for (OutgoingMessage &message : piece->messages) {
-        if (message.body.capacity() > largest_kept_body) return;
-        message.payload = Payload();  // none of its caller's payloads held while kept
-    }
+    std::vector<OutgoingMessage> &messages = piece->messages;
+    if (std::any_of(messages.begin(), messages.end(), [](const OutgoingMessage &message) {
+            return message.body.capacity() > largest_kept_body;
+        }))
+        return;
+    // None of its caller's payloads held while kept.
+    for (OutgoingMessage &message : messages) message.payload = Payload();
     kept_piece = std::move(piece);
 }
 

@@ -28,6 +28,19 @@ void use(PublishBatch &batch, std::size_t body_bytes = 200) {
     ASSERT_TRUE(batch.claim.start());
 }
 
+// A reused batch as it is handed out again: its first message empty, in the storage its
+// body had (no allocation), its waiter waiting and its claim pending (its caller may
+// still give up).
+void expect_empty_and_waiting(PublishBatch &batch, const char *body_storage) {
+    const OutgoingMessage &message = batch.messages.front();
+    EXPECT_TRUE(message.queue.empty());
+    EXPECT_TRUE(message.properties.headers.empty());
+    EXPECT_TRUE(message.body.empty());
+    EXPECT_EQ(message.body.data(), body_storage);
+    EXPECT_FALSE(batch.waiter.finished());
+    EXPECT_TRUE(batch.claim.abandon());
+}
+
 TEST(ReusableBatch, IsTheThreadsOwnOnceLetGoAndComesBackEmpty) {
     PublishBatch *first = nullptr;
     const char *body_storage = nullptr;
@@ -40,15 +53,9 @@ TEST(ReusableBatch, IsTheThreadsOwnOnceLetGoAndComesBackEmpty) {
     const auto again = PublishBatch::reusable();
     EXPECT_EQ(again.get(), first);
     ASSERT_EQ(again->messages.size(), 1u);
-    const OutgoingMessage &message = again->messages.front();
-    EXPECT_TRUE(message.queue.empty());
-    EXPECT_TRUE(message.properties.headers.empty());
-    EXPECT_TRUE(message.body.empty());
-    EXPECT_EQ(message.body.data(), body_storage);  // its capacity kept: no allocation
     EXPECT_TRUE(again->holds.empty());
-    EXPECT_FALSE(again->waiter.finished());
     EXPECT_FALSE(again->waiter.wait_until(Clock::now()));
-    EXPECT_TRUE(again->claim.abandon());  // pending again: its caller may still give up
+    expect_empty_and_waiting(*again, body_storage);
 }
 
 TEST(ReusableBatch, StillHeldElsewhereItIsNotReused) {
@@ -158,13 +165,7 @@ TEST(ReusablePiece, ALetGoPieceServesTheThreadsNextBatchEmptyHoldingNoPayload) {
     const auto next = PublishBatch::reusable_piece(2);
     EXPECT_EQ(next.get(), first);
     ASSERT_EQ(next->messages.size(), 2u);
-    const OutgoingMessage &message = next->messages.front();
-    EXPECT_TRUE(message.queue.empty());
-    EXPECT_TRUE(message.properties.headers.empty());
-    EXPECT_TRUE(message.body.empty());
-    EXPECT_EQ(message.body.data(), body_storage);  // its capacity kept: no allocation
-    EXPECT_FALSE(next->waiter.finished());
-    EXPECT_TRUE(next->claim.abandon());  // pending again: its caller may still give up
+    expect_empty_and_waiting(*next, body_storage);
     // Taken: the thread's next batch gets another.
     EXPECT_NE(PublishBatch::reusable_piece(1).get(), first);
 }
