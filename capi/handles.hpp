@@ -100,7 +100,7 @@ struct qy_consumer {
 
 struct qy_delivery {
     std::shared_ptr<queuey::Backend> backend;
-    std::unique_ptr<queuey::Delivery> delivery;
+    std::shared_ptr<queuey::Delivery> delivery;
     qy_envelope envelope;  // shows the delivery's, for qy_delivery_envelope()
 };
 

@@ -27,7 +27,7 @@ queuey::JobOutcome outcome_of(int result, queuey::JobOutcome details) {
     const auto with_default = [&](Kind kind, const char *message) {
         details.kind = kind;
         if (details.message.empty()) details.message = message;
-        return details;
+        return std::move(details);
     };
     switch (result) {
         case QY_JOB_SUCCESS: return queuey::JobOutcome::success();

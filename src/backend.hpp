@@ -90,7 +90,7 @@ public:
     // The next valid delivery, or nullptr when the timeout passes first. Malformed
     // bodies never come out of here: they are copied to the dead-letter queue (or
     // dropped when that fails) and reported to the consumer's observer.
-    virtual std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) = 0;
+    virtual std::shared_ptr<Delivery> next(std::chrono::milliseconds timeout) = 0;
     // Stops the flow of new deliveries (basic.cancel on RabbitMQ, keeping the channels);
     // what was received already still comes out of next(), which then returns nullptr
     // at once. How a worker drains before it shuts down.

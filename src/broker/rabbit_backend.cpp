@@ -96,10 +96,10 @@ std::vector<PublishOutcome> RabbitBackend::publish(EnvelopeRefs envelopes,
         const EnvelopeRefs jobs =
             envelopes.subspan(first, next_piece_size(envelopes.subspan(first)));
         auto piece = PublishBatch::reusable_piece(jobs.size());
-        HoldSpecs holds = fill_batch(*piece, jobs, delay, /*refer_payloads=*/true);
+        fill_batch(*piece, jobs, delay, /*refer_payloads=*/true);
         first += jobs.size();
         piece->deadline = until;
-        publisher_.publish(piece, std::move(holds), /*caller_waits=*/first == envelopes.size());
+        publisher_.publish(piece, /*caller_waits=*/first == envelopes.size());
         unconfirmed.add(std::move(piece));
     }
     while (!unconfirmed.empty()) unconfirmed.take_oldest(until, outcomes, late);
@@ -112,17 +112,17 @@ PublishOutcome RabbitBackend::publish_one(const Envelope &envelope,
                                           std::optional<std::chrono::nanoseconds> delay) {
     std::shared_ptr<PublishBatch> batch = PublishBatch::reusable();
     const Envelope *const one[] = {&envelope};
-    HoldSpecs holds = fill_batch(*batch, one, delay, /*refer_payloads=*/false);  // reused
-    return publish_single(std::move(batch), std::move(holds));
+    fill_batch(*batch, one, delay, /*refer_payloads=*/false);  // reused
+    return publish_single(std::move(batch));
 }
 
-HoldSpecs RabbitBackend::fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
-                                    std::optional<std::chrono::nanoseconds> delay,
-                                    bool refer_payloads) const {
+void RabbitBackend::fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
+                               std::optional<std::chrono::nanoseconds> delay,
+                               bool refer_payloads) const {
     // Hold queues are declared before a held publish (unless declared lately,
     // hold_leases.hpp): the redeclare renews their x-expires lease. One declare per queue
     // in a batch.
-    HoldSpecs holds;
+    HoldSpecs &holds = batch.holds;
     for (std::size_t i = 0; i < envelopes.size(); ++i) {
         const Envelope &envelope = *envelopes[i];
         if (!delay) {
@@ -135,25 +135,23 @@ HoldSpecs RabbitBackend::fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
                          [&](const auto &held) { return *held == hold; }))
             holds.push_back(std::make_shared<const QueueSpec>(std::move(hold)));
     }
-    return holds;
 }
 
-std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages,
-                                                            HoldSpecs holds) {
+std::vector<PublishOutcome> RabbitBackend::publish_messages(std::vector<OutgoingMessage> messages) {
     if (messages.empty()) return {};
     const auto batch = std::make_shared<PublishBatch>(std::move(messages));
-    if (publish_and_wait(batch, std::move(holds))) return batch->waiter.take_outcomes();
+    if (publish_and_wait(batch)) return batch->waiter.take_outcomes();
     return batch->waiter.outcomes_or(unconfirmed_outcome(*batch));
 }
 
-PublishOutcome RabbitBackend::publish_single(std::shared_ptr<PublishBatch> batch, HoldSpecs holds) {
-    if (publish_and_wait(batch, std::move(holds))) return batch->waiter.take_outcome(0);
+PublishOutcome RabbitBackend::publish_single(std::shared_ptr<PublishBatch> batch) {
+    if (publish_and_wait(batch)) return batch->waiter.take_outcome(0);
     return batch->waiter.outcomes_or(unconfirmed_outcome(*batch)).front();
 }
 
-bool RabbitBackend::publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds) {
+bool RabbitBackend::publish_and_wait(const std::shared_ptr<PublishBatch> &batch) {
     batch->deadline = deadline();
-    publisher_.publish(batch, std::move(holds));
+    publisher_.publish(batch);
     return batch->waiter.wait_until(batch->deadline);
 }
 

@@ -38,13 +38,12 @@ public:
     std::unique_ptr<QueueBrowser> browse(const std::string &queue_name) override;
     void close() override;
 
-    // Publishes prepared messages and waits for their outcomes (used by settles too),
-    // declaring the holds first (see RabbitConnection::publish).
-    std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages,
-                                                 HoldSpecs holds = {});
-    // The same for a batch of one message the caller filled in (PublishBatch::reusable):
-    // its outcome alone.
-    PublishOutcome publish_single(std::shared_ptr<PublishBatch> batch, HoldSpecs holds = {});
+    // Publishes prepared messages (into no hold queue) and waits for their outcomes (used
+    // by settles too).
+    std::vector<PublishOutcome> publish_messages(std::vector<OutgoingMessage> messages);
+    // The same for a batch of one message the caller filled in (PublishBatch::reusable),
+    // declaring its holds first (see RabbitConnection::publish): its outcome alone.
+    PublishOutcome publish_single(std::shared_ptr<PublishBatch> batch);
     // Publishes and declares; connected with the backend ("NAME (publish)").
     RabbitConnection &publishing() { return publisher_; }
     // Consumes and settles; connected by the first consumer ("NAME (consume)"). Throws
@@ -57,12 +56,13 @@ public:
 private:
     RabbitConnection::Clock::time_point deadline() const;
     // Sets each message of batch (its size) to envelopes, to their queues or their holds
-    // after delay, referring to long payloads with refer_payloads (set_message); the
-    // holds to declare first, one per queue.
-    HoldSpecs fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
-                         std::optional<std::chrono::nanoseconds> delay, bool refer_payloads) const;
+    // after delay, referring to long payloads with refer_payloads (set_message), and the
+    // batch's holds to declare first, one per queue (added to those it has: none when
+    // reused).
+    void fill_batch(PublishBatch &batch, EnvelopeRefs envelopes,
+                    std::optional<std::chrono::nanoseconds> delay, bool refer_payloads) const;
     // Hands batch to the publishing connection; true when every outcome came in time.
-    bool publish_and_wait(const std::shared_ptr<PublishBatch> &batch, HoldSpecs holds);
+    bool publish_and_wait(const std::shared_ptr<PublishBatch> &batch);
     // The outcome of the publishes of batch that did not get theirs in time.
     PublishOutcome unconfirmed_outcome(PublishBatch &batch) const;
     // The outcome of a publish never handed to the connection, or abandoned before it

@@ -172,11 +172,9 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
                     "slow); the queue may or may not be declared");
 }
 
-void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first,
-                               bool caller_waits) {
+void RabbitConnection::publish(std::shared_ptr<PublishBatch> batch, bool caller_waits) {
     // Whoever writes the batch declares its holds first unless they are all fresh then
     // (run_publish).
-    batch->holds = std::move(declare_first);
     if (!publish_while_io_sleeps(batch, caller_waits)) post(PublishCommand{std::move(batch)});
 }
 

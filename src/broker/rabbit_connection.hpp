@@ -165,13 +165,12 @@ public:
     // outcome for each index. Publishes not written by the batch's deadline fail with
     // QY_ERR_NOT_SENT, and so do all of them when the caller abandons the batch's claim
     // before the I/O thread starts on them (the caller then fills their outcomes).
-    // declare_first is declared (not remembered) first, and the publishes are written once
-    // the broker has answered them all: a hold queue's lease then starts as late as it
-    // can. When one of those declares fails, every message fails with its error, unsent.
-    // caller_waits: the caller waits for the outcomes next, and may read its confirms
-    // itself; one with more to publish first leaves them to the I/O thread.
-    void publish(std::shared_ptr<PublishBatch> batch, HoldSpecs declare_first = {},
-                 bool caller_waits = true);
+    // The batch's holds are declared (not remembered) first, and the publishes are written
+    // once the broker has answered them all: a hold queue's lease then starts as late as
+    // it can. When one of those declares fails, every message fails with its error,
+    // unsent. caller_waits: the caller waits for the outcomes next, and may read its
+    // confirms itself; one with more to publish first leaves them to the I/O thread.
+    void publish(std::shared_ptr<PublishBatch> batch, bool caller_waits = true);
 
     // Opens a channel with basic.qos(prefetch) and consumes queue; deliveries arrive in
     // sink. Throws Error.

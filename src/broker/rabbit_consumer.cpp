@@ -68,7 +68,7 @@ const RabbitConsumer::Source &RabbitConsumer::source_of(const IncomingDelivery &
     throw Error(QY_ERR_INTERNAL, "", "a delivery on a channel this consumer does not own");
 }
 
-std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout) {
+std::shared_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout) {
     // Once stopped nothing more arrives: drain what is buffered without waiting.
     const auto deadline =
         std::chrono::steady_clock::now() + (stopped_ ? std::chrono::milliseconds(0) : timeout);
@@ -88,7 +88,7 @@ std::unique_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
             Envelope envelope = delivery->redelivered || body.size() < shared_payload_bytes
                                     ? decode_envelope(body.view())
                                     : decode_envelope_sharing(body.share(), body.size());
-            return std::make_unique<RabbitDelivery>(backend_, connection_, source.queue,
+            return std::make_shared<RabbitDelivery>(backend_, connection_, source.queue,
                                                     source.subscription, std::move(*delivery),
                                                     std::move(envelope));
         } catch (const Error &error) {
@@ -152,14 +152,13 @@ void RabbitDelivery::settle(Settlement settlement) {
     settled_ = true;
 }
 
-void RabbitDelivery::publish_then_ack(OutgoingMessage successor, HoldSpecs holds) {
-    publish_batch_then_ack(std::make_shared<PublishBatch>(vector_of_one(std::move(successor))),
-                           std::move(holds));
+void RabbitDelivery::publish_then_ack(OutgoingMessage successor) {
+    publish_batch_then_ack(std::make_shared<PublishBatch>(vector_of_one(std::move(successor))));
 }
 
-void RabbitDelivery::publish_batch_then_ack(std::shared_ptr<PublishBatch> batch, HoldSpecs holds) {
+void RabbitDelivery::publish_batch_then_ack(std::shared_ptr<PublishBatch> batch) {
     if (stale()) throw stale_delivery();
-    const PublishOutcome outcome = backend_.publish_single(std::move(batch), std::move(holds));
+    const PublishOutcome outcome = backend_.publish_single(std::move(batch));
     // On failure the worker keeps the delivery and tries the settle again later
     // (docs/worker.md, settle failures).
     if (outcome.status != QY_OK) throw Error(outcome.status, "", outcome.message);
@@ -185,10 +184,11 @@ void RabbitDelivery::ack() {
 void RabbitDelivery::retry(const Envelope &next, std::chrono::nanoseconds delay) {
     check_unsettled();
     std::shared_ptr<const QueueSpec> hold = queue_->hold_for(delay);
-    // A retry per run is common: it goes in the thread's reusable batch.
+    // A retry per run is common: it goes in the thread's reusable batch, its hold too.
     std::shared_ptr<PublishBatch> batch = PublishBatch::reusable();
     set_message(batch->messages.front(), hold->name, next, /*refer_payload=*/false);
-    publish_batch_then_ack(std::move(batch), vector_of_one(std::move(hold)));
+    batch->holds.push_back(std::move(hold));
+    publish_batch_then_ack(std::move(batch));
 }
 
 void RabbitDelivery::defer(const Envelope &next, std::chrono::nanoseconds delay) {

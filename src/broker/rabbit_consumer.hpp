@@ -21,7 +21,7 @@ public:
                    std::shared_ptr<ConsumerObserver> observer);
     ~RabbitConsumer() override;
 
-    std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
+    std::shared_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
     void stop() override;
 
 private:
@@ -71,13 +71,14 @@ public:
 
 private:
     void check_unsettled() const;
-    // Publishes the successor (declaring holds first), waits for its confirm, and only
-    // then acks; a failed publish leaves the delivery unsettled and throws. A stale
-    // delivery throws QY_ERR_STALE_DELIVERY before it publishes anything: its job comes
-    // back anyway, and a successor would double it.
-    void publish_then_ack(OutgoingMessage successor, HoldSpecs holds = {});
-    // The same for a batch of one message the caller filled in (PublishBatch::reusable).
-    void publish_batch_then_ack(std::shared_ptr<PublishBatch> batch, HoldSpecs holds);
+    // Publishes the successor, waits for its confirm, and only then acks; a failed
+    // publish leaves the delivery unsettled and throws. A stale delivery throws
+    // QY_ERR_STALE_DELIVERY before it publishes anything: its job comes back anyway, and
+    // a successor would double it.
+    void publish_then_ack(OutgoingMessage successor);
+    // The same for a batch of one message the caller filled in (PublishBatch::reusable),
+    // declaring its holds first.
+    void publish_batch_then_ack(std::shared_ptr<PublishBatch> batch);
     void settle(Settlement settlement);
 
     RabbitBackend &backend_;

@@ -13,14 +13,14 @@ MemoryConsumer::~MemoryConsumer() { broker_->cancel(subscription_); }
 
 void MemoryConsumer::stop() { broker_->stop(subscription_); }
 
-std::unique_ptr<Delivery> MemoryConsumer::next(std::chrono::milliseconds timeout) {
+std::shared_ptr<Delivery> MemoryConsumer::next(std::chrono::milliseconds timeout) {
     const auto deadline = deadline_after(timeout);
     for (;;) {
         MemoryBroker::Taken taken = broker_->take(subscription_, deadline);
-        std::unique_ptr<Delivery> delivery;
+        std::shared_ptr<Delivery> delivery;
         if (taken.lease) {
             try {
-                delivery = std::make_unique<MemoryDelivery>(broker_, std::move(taken.lease));
+                delivery = std::make_shared<MemoryDelivery>(broker_, std::move(taken.lease));
             } catch (...) {
                 // The allocation failed: not lost, back in the queue.
                 if (taken.lease) broker_->release(*taken.lease);

@@ -21,7 +21,7 @@ public:
     ~MemoryConsumer() override;
 
     // Throws Error(QY_ERR_CLOSED) once the backend is closed.
-    std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
+    std::shared_ptr<Delivery> next(std::chrono::milliseconds timeout) override;
     // Nothing is buffered here: once stopped, next() returns nullptr at once, also in
     // the threads already waiting in it. Deliveries taken before stay settleable.
     void stop() override;

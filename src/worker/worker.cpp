@@ -174,7 +174,7 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
         // received already, so that no job goes back to the queue marked redelivered.
         if (stopping) std::call_once(stopped, [&consumer] { consumer.stop(); });
         retry_parked();  // first: a settle that goes through frees a prefetch slot
-        std::unique_ptr<Delivery> delivery = consumer.next(idle_poll);
+        std::shared_ptr<Delivery> delivery = consumer.next(idle_poll);
         if (!delivery) {
             if (stopping) return;
             continue;

@@ -36,7 +36,7 @@ protected:
     struct Holding {
         queuey::QueueConfig config;
         std::unique_ptr<queuey::Consumer> consumer;
-        std::vector<std::unique_ptr<queuey::Delivery>> taken;
+        std::vector<std::shared_ptr<queuey::Delivery>> taken;
     };
     Holding consume_holding(std::uint16_t prefetch, int enqueued, std::size_t taken) {
         Holding holding;
@@ -67,7 +67,7 @@ TEST_F(Consuming, AcksAfterAnUnsettledJobLeaveThatJobUnacknowledged) {
     const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = jobs; });
     for (int i = 0; i < jobs; ++i) producer_->enqueue(job(config.name));
     auto consumer = backend_->consume(config.name);
-    std::vector<std::unique_ptr<queuey::Delivery>> held;
+    std::vector<std::shared_ptr<queuey::Delivery>> held;
     for (int i = 0; i < jobs; ++i) {
         held.push_back(consumer->next(5s));
         ASSERT_TRUE(held.back()) << "delivery " << i;
@@ -321,7 +321,7 @@ TEST_F(Consuming, DeliveriesAreSetAsideUntilSixteenPrefetchesAreUnsettled) {
     const auto config = declare_queue([](queuey::QueueConfig &c) { c.prefetch = 1; });
     for (int i = 0; i < 20; ++i) producer_->enqueue(job(config.name));
     auto consumer = backend_->consume(config.name);
-    std::vector<std::unique_ptr<queuey::Delivery>> held;
+    std::vector<std::shared_ptr<queuey::Delivery>> held;
     while (auto delivery = consumer->next(1s)) {
         delivery->set_aside();
         held.push_back(std::move(delivery));

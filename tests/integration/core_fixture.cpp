@@ -30,10 +30,10 @@ std::optional<queuey::Error> error_of(const std::function<void()> &call) {
     return std::nullopt;
 }
 
-std::vector<std::unique_ptr<queuey::Delivery>> receive(queuey::Consumer &consumer,
+std::vector<std::shared_ptr<queuey::Delivery>> receive(queuey::Consumer &consumer,
                                                        std::size_t count,
                                                        std::chrono::milliseconds timeout) {
-    std::vector<std::unique_ptr<queuey::Delivery>> deliveries;
+    std::vector<std::shared_ptr<queuey::Delivery>> deliveries;
     while (deliveries.size() < count) {
         auto delivery = consumer.next(timeout);
         if (!delivery) break;

@@ -30,7 +30,7 @@ queuey::Envelope job(const std::string &queue, std::string_view payload = R"({"n
 std::optional<queuey::Error> error_of(const std::function<void()> &call);
 
 // Receives count deliveries (each within timeout), fewer when the time runs out.
-std::vector<std::unique_ptr<queuey::Delivery>> receive(queuey::Consumer &consumer,
+std::vector<std::shared_ptr<queuey::Delivery>> receive(queuey::Consumer &consumer,
                                                        std::size_t count,
                                                        std::chrono::milliseconds timeout);
 

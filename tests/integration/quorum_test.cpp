@@ -24,7 +24,7 @@ protected:
         });
     }
 
-    std::unique_ptr<queuey::Delivery> next(queuey::Consumer &consumer) {
+    std::shared_ptr<queuey::Delivery> next(queuey::Consumer &consumer) {
         auto delivery = consumer.next(10s);
         EXPECT_TRUE(delivery) << "no delivery within 10 s";
         return delivery;

@@ -43,7 +43,7 @@ private:
 class SettleFailures : public CoreTest {
 protected:
     // Enqueues one job and receives it.
-    std::unique_ptr<queuey::Delivery> one_delivery(queuey::Consumer &consumer,
+    std::shared_ptr<queuey::Delivery> one_delivery(queuey::Consumer &consumer,
                                                    const std::string &queue) {
         producer_->enqueue(job(queue));
         return consumer.next(5s);

@@ -437,7 +437,7 @@ TEST_F(MemoryBackendTest, StopEndsTheFlowOfNewDeliveriesAlsoForWaitingThreads) {
     auto taken = consumer->next(1s);
     ASSERT_NE(taken, nullptr);
 
-    std::unique_ptr<Delivery> late;
+    std::shared_ptr<Delivery> late;
     const auto start = Clock::now();
     std::thread waiter([&] { late = consumer->next(10s); });
     std::this_thread::sleep_for(50ms);
@@ -501,7 +501,7 @@ TEST_F(MemoryBackendTest, SettlesAreRecordedInTheHistories) {
     const std::vector<Envelope> jobs = {job("q", 0), job("q", 1), job("q", 2), job("q", 3)};
     publish_ok(backend, jobs);
     auto consumer = backend.consume("q");
-    std::vector<std::unique_ptr<Delivery>> deliveries;
+    std::vector<std::shared_ptr<Delivery>> deliveries;
     for (std::size_t i = 0; i < jobs.size(); ++i) deliveries.push_back(consumer->next(1s));
     for (const auto &delivery : deliveries) ASSERT_NE(delivery, nullptr);
 
@@ -633,7 +633,7 @@ TEST_F(MemoryBackendTest, ClosingAConsumerRequeuesItsDeliveriesAndTheirSettlesFa
     backend.declare(queue_config("q"));
     const Envelope envelope = job("q", 0);
     publish_ok(backend, {envelope});
-    std::unique_ptr<Delivery> delivery;
+    std::shared_ptr<Delivery> delivery;
     {
         auto consumer = backend.consume("q");
         delivery = consumer->next(1s);
@@ -658,7 +658,7 @@ TEST_F(MemoryBackendTest, ClosingAConsumerRequeuesItsDeliveriesAndTheirSettlesFa
 TEST_F(MemoryBackendTest, ADeliveryDroppedAfterItsConsumerClosedIsNoLostRun) {
     backend.declare(queue_config("q"));
     publish_ok(backend, {job("q", 0)});
-    std::unique_ptr<Delivery> delivery;
+    std::shared_ptr<Delivery> delivery;
     {
         auto consumer = backend.consume("q");
         delivery = consumer->next(1s);
@@ -765,7 +765,7 @@ TEST_F(MemoryBackendTest, WaitUntilIdleWaitsForHeldPendingAndInFlightJobs) {
     EXPECT_FALSE(backend.wait_until_idle(0ms)) << "held";
 
     auto consumer = backend.consume("q");
-    std::unique_ptr<Delivery> delivery = consumer->next(5s);
+    std::shared_ptr<Delivery> delivery = consumer->next(5s);
     ASSERT_NE(delivery, nullptr);
     EXPECT_FALSE(backend.wait_until_idle(50ms)) << "in flight";
 
@@ -828,7 +828,7 @@ TEST_F(MemoryBackendTest, AfterCloseEverythingFailsButTheSnapshot) {
 
 TEST(MemoryBackendLifetime, DeliveriesAndConsumersMayOutliveTheBackend) {
     std::unique_ptr<Consumer> consumer;
-    std::unique_ptr<Delivery> delivery;
+    std::shared_ptr<Delivery> delivery;
     {
         MemoryBackend backend;
         backend.declare(queue_config("q"));

@@ -46,7 +46,7 @@ using namespace queuey;
 
 class FaultyDelivery final : public Delivery {
 public:
-    FaultyDelivery(std::unique_ptr<Delivery> inner, std::shared_ptr<SettleFaults> faults)
+    FaultyDelivery(std::shared_ptr<Delivery> inner, std::shared_ptr<SettleFaults> faults)
         : inner_(std::move(inner)), faults_(std::move(faults)) {}
 
     const Envelope &envelope() const override { return inner_->envelope(); }
@@ -87,7 +87,7 @@ public:
 private:
     void check() { faults_->check(inner_->envelope().job_id); }
 
-    std::unique_ptr<Delivery> inner_;
+    std::shared_ptr<Delivery> inner_;
     std::shared_ptr<SettleFaults> faults_;
 };
 
@@ -96,10 +96,10 @@ public:
     FaultyConsumer(std::unique_ptr<Consumer> inner, std::shared_ptr<SettleFaults> faults)
         : inner_(std::move(inner)), faults_(std::move(faults)) {}
 
-    std::unique_ptr<Delivery> next(std::chrono::milliseconds timeout) override {
+    std::shared_ptr<Delivery> next(std::chrono::milliseconds timeout) override {
         auto delivery = inner_->next(timeout);
         if (!delivery) return nullptr;
-        return std::make_unique<FaultyDelivery>(std::move(delivery), faults_);
+        return std::make_shared<FaultyDelivery>(std::move(delivery), faults_);
     }
     void stop() override { inner_->stop(); }
 
