@@ -32,11 +32,12 @@ const char *read_key(const char *at, const char *end, EnvelopeReader &fields) {
 }
 
 // Reads the member value at `at` into fields; one past it, or nullptr.
-const char *read_member_value(const char *at, const char *end, EnvelopeReader &fields) {
+const char *read_member_value(const char *at, const char *end, EnvelopeReader &fields,
+                              PlainRunSkipper *known_plain) {
     if (at == end) return nullptr;
     if (fields.reading_opaque_value()) {
         bool non_ascii = false;
-        const char *value_end = compact_value_end(at, end, non_ascii);
+        const char *value_end = compact_value_end(at, end, non_ascii, known_plain);
         if (value_end == nullptr) return nullptr;
         const std::string_view text(at, value_end - at);
         return (!non_ascii || is_valid_utf8(text)) && fields.compact_value(text) ? value_end
@@ -63,7 +64,8 @@ const char *read_member_value(const char *at, const char *end, EnvelopeReader &f
 
 }  // namespace
 
-bool read_compact_envelope(std::string_view body, EnvelopeReader &fields) {
+bool read_compact_envelope(std::string_view body, EnvelopeReader &fields,
+                           PlainRunSkipper *known_plain) {
     const char *at = body.data();
     const char *const end = at + body.size();
     if (at == end || *at != '{' || !fields.StartObject()) return false;
@@ -73,7 +75,7 @@ bool read_compact_envelope(std::string_view body, EnvelopeReader &fields) {
         if (members > 0 && *at++ != ',') return false;
         at = read_key(at, end, fields);
         if (at == nullptr) return false;
-        at = read_member_value(at, end, fields);
+        at = read_member_value(at, end, fields, known_plain);
         if (at == nullptr) return false;
         ++members;
     }

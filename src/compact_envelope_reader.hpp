@@ -5,6 +5,7 @@
 #pragma once
 
 #include "envelope_reader.hpp"
+#include "plain_runs.hpp"
 
 #include <string_view>
 
@@ -13,7 +14,9 @@ namespace queuey {
 // Feeds body to fields and returns true if it is an object in the compact form whose
 // fields all read without an error. Returns false otherwise (fields is then spent): the
 // body may still be a valid envelope in another form, or hold an error that RapidJSON's
-// reader will word.
-bool read_compact_envelope(std::string_view body, EnvelopeReader &fields);
+// reader will word. known_plain, when given, knows runs of plain bytes in body, which
+// the payload's scan steps over (plain_runs.hpp).
+bool read_compact_envelope(std::string_view body, EnvelopeReader &fields,
+                           PlainRunSkipper *known_plain = nullptr);
 
 }  // namespace queuey

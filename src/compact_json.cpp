@@ -82,12 +82,17 @@ const char *literal_end(const char *at, const char *end, const char *literal) {
 }
 
 // One past the string that starts at `at` (its opening quote); notes a byte of 0x80 or
-// above in non_ascii.
-const char *string_end(const char *at, const char *end, bool escapes_allowed, bool &non_ascii) {
+// above in non_ascii. Steps over the runs known_plain knows without reading them.
+const char *string_end(const char *at, const char *end, bool escapes_allowed, bool &non_ascii,
+                       PlainRunSkipper *known_plain) {
     if (at == end || *at != '"') return nullptr;
     for (++at; at != end;) {
-        at = skip_json_plain_bytes(at, end, non_ascii);
-        if (at == end) break;
+        const char *const unknown_end = known_plain ? known_plain->step(at, end) : end;
+        at = skip_json_plain_bytes(at, unknown_end, non_ascii);
+        if (at == unknown_end) {
+            if (at == end) break;
+            continue;  // at a known run
+        }
         const auto byte = static_cast<unsigned char>(*at);
         if (byte == '"') return at + 1;
         if (byte != '\\' || !escapes_allowed) return nullptr;  // below 0x20: RapidJSON refuses it
@@ -97,9 +102,10 @@ const char *string_end(const char *at, const char *end, bool escapes_allowed, bo
     return nullptr;
 }
 
-const char *scalar_end(const char *at, const char *end, bool &non_ascii) {
+const char *scalar_end(const char *at, const char *end, bool &non_ascii,
+                       PlainRunSkipper *known_plain) {
     switch (*at) {
-        case '"': return string_end(at, end, true, non_ascii);
+        case '"': return string_end(at, end, true, non_ascii, known_plain);
         case 't': return literal_end(at, end, "true");
         case 'f': return literal_end(at, end, "false");
         case 'n': return literal_end(at, end, "null");
@@ -108,8 +114,9 @@ const char *scalar_end(const char *at, const char *end, bool &non_ascii) {
 }
 
 // One past the object member's key and colon that start at `at`.
-const char *member_value_start(const char *at, const char *end, bool &non_ascii) {
-    at = string_end(at, end, true, non_ascii);
+const char *member_value_start(const char *at, const char *end, bool &non_ascii,
+                               PlainRunSkipper *known_plain) {
+    at = string_end(at, end, true, non_ascii, known_plain);
     if (at == nullptr || at == end || *at != ':') return nullptr;
     return at + 1;
 }
@@ -125,10 +132,11 @@ bool is_compact_json(std::string_view json) {
 
 const char *compact_string_end(const char *at, const char *end, bool escapes_allowed) {
     bool non_ascii = false;
-    return string_end(at, end, escapes_allowed, non_ascii);
+    return string_end(at, end, escapes_allowed, non_ascii, nullptr);
 }
 
-const char *compact_value_end(const char *at, const char *end, bool &non_ascii) {
+const char *compact_value_end(const char *at, const char *end, bool &non_ascii,
+                              PlainRunSkipper *known_plain) {
     // Bit i is set when the container at depth i + 1 (counted from the innermost) is an
     // object: enough to check every comma, colon and closing bracket without recursion.
     std::uint64_t object_levels = 0;
@@ -144,11 +152,12 @@ const char *compact_value_end(const char *at, const char *end, bool &non_ascii) 
             object_levels = object_levels << 1 | (first == '{' ? 1u : 0u);
             const bool empty = at != end && *at == (first == '{' ? '}' : ']');
             if (!empty) {
-                if (first == '{' && (at = member_value_start(at, end, non_ascii)) == nullptr)
+                if (first == '{' &&
+                    (at = member_value_start(at, end, non_ascii, known_plain)) == nullptr)
                     return nullptr;
                 continue;
             }
-        } else if ((at = scalar_end(at, end, non_ascii)) == nullptr) {
+        } else if ((at = scalar_end(at, end, non_ascii, known_plain)) == nullptr) {
             return nullptr;
         }
         // A value is complete (or a container was opened empty): close the containers
@@ -163,7 +172,8 @@ const char *compact_value_end(const char *at, const char *end, bool &non_ascii) 
                 object_levels >>= 1;
             } else if (*at == ',') {
                 ++at;
-                if (in_object && (at = member_value_start(at, end, non_ascii)) == nullptr)
+                if (in_object &&
+                    (at = member_value_start(at, end, non_ascii, known_plain)) == nullptr)
                     return nullptr;
                 break;
             } else {

@@ -6,6 +6,8 @@
 // json_parse_flags) would refuse or write differently.
 #pragma once
 
+#include "plain_runs.hpp"
+
 #include <string_view>
 
 namespace queuey {
@@ -24,6 +26,9 @@ const char *compact_string_end(const char *at, const char *end, bool escapes_all
 // in the compact form, or when it is nested deeper than 64 levels. In the same pass it
 // sets non_ascii when a byte of the value may be 0x80 or above (maybe for ASCII, never
 // missing another): a value that leaves it unset is ASCII and needs no UTF-8 check.
-const char *compact_value_end(const char *at, const char *end, bool &non_ascii);
+// known_plain, when given, knows runs of plain ASCII bytes in the value's text, which are
+// then stepped over unread (plain_runs.hpp).
+const char *compact_value_end(const char *at, const char *end, bool &non_ascii,
+                              PlainRunSkipper *known_plain = nullptr);
 
 }  // namespace queuey

@@ -100,9 +100,11 @@ Envelope decode_envelope(std::string_view body) {
     return decode_envelope_by_reader(body);
 }
 
-Envelope decode_envelope_sharing(std::shared_ptr<char> body, std::size_t size) {
+Envelope decode_envelope_sharing(std::shared_ptr<char> body, std::size_t size,
+                                 const PlainRuns &plain_runs) {
     const std::string_view text(body.get(), size);
-    if (EnvelopeReader fields(body); read_compact_envelope(text, fields))
+    PlainRunSkipper known_plain(body.get(), plain_runs);
+    if (EnvelopeReader fields(body); read_compact_envelope(text, fields, &known_plain))
         return fields.take_envelope();
     return decode_envelope_by_reader(text);
 }

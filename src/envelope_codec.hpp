@@ -3,6 +3,7 @@
 #pragma once
 
 #include "envelope.hpp"
+#include "plain_runs.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -25,8 +26,10 @@ std::string encode_envelope(const Envelope &env);
 Envelope decode_envelope(std::string_view body);
 // The same for a body of size bytes that the envelope may then share: a payload in the
 // compact form stays in it, terminated in place (the byte after it becomes a NUL), so the
-// body is no longer the message that came.
-Envelope decode_envelope_sharing(std::shared_ptr<char> body, std::size_t size);
+// body is no longer the message that came. plain_runs: what copying the body found of
+// its plain bytes (plain_runs.hpp), which the payload's scan then steps over.
+Envelope decode_envelope_sharing(std::shared_ptr<char> body, std::size_t size,
+                                 const PlainRuns &plain_runs = {});
 
 // Validates that json is exactly one JSON value and returns it in compact form, with key
 // order and number digits unchanged. Throws Error(QY_ERR_BAD_JSON, field) otherwise.

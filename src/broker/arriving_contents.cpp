@@ -5,7 +5,6 @@
 #include "amqp_table.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 namespace queuey {
@@ -72,8 +71,7 @@ std::optional<IncomingDelivery> ArrivingContents::content(const amqp_frame_t &fr
             throw broken_content(frame.channel, "more body than the " +
                                                     std::to_string(body.size()) +
                                                     " bytes its header announced");
-        if (fragment.len != 0)  // memcpy takes no null pointer, even for no bytes
-            std::memcpy(body.data() + it->body_read, fragment.bytes, fragment.len);
+        body.fill(it->body_read, static_cast<const char *>(fragment.bytes), fragment.len);
         it->body_read += fragment.len;
     }
     if (it->body_read < it->delivery.body.size()) return std::nullopt;

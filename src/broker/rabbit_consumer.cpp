@@ -85,9 +85,10 @@ std::shared_ptr<Delivery> RabbitConsumer::next(std::chrono::milliseconds timeout
             // republished as it came (requeue_lost); a small one is copied, for less than
             // sharing costs.
             MessageBody &body = delivery->body;
-            Envelope envelope = delivery->redelivered || body.size() < shared_payload_bytes
-                                    ? decode_envelope(body.view())
-                                    : decode_envelope_sharing(body.share(), body.size());
+            Envelope envelope =
+                delivery->redelivered || body.size() < shared_payload_bytes
+                    ? decode_envelope(body.view())
+                    : decode_envelope_sharing(body.share(), body.size(), body.plain_runs());
             return std::make_shared<RabbitDelivery>(backend_, connection_, source.queue,
                                                     source.subscription, std::move(*delivery),
                                                     std::move(envelope));

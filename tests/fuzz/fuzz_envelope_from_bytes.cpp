@@ -3,10 +3,12 @@
 // queuey::Error is the only way decoding may refuse input; anything else is a bug. The
 // compact form's fast path must agree with RapidJSON's reader: the same envelope, or the
 // same error; so must a decode that shares the body, which leaves the body as it came
-// unless its payload stays in it.
+// unless its payload stays in it, and one that steps over the body's plain runs.
 #include "envelope_codec.hpp"
 #include "error.hpp"
+#include "plain_runs.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,6 +55,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                               !before(sharing.envelope->payload.c_str(), shared.get()) &&
                               before(sharing.envelope->payload.c_str(), shared.get() + size);
     if (!payload_kept && size > 0 && std::memcmp(shared.get(), data, size) != 0) __builtin_trap();
+    // Copied in two pieces noting its plain runs (plain_runs.hpp), which the decode then
+    // steps over: the same outcome again.
+    std::shared_ptr<char> copied(new char[size], std::default_delete<char[]>());
+    queuey::PlainRuns runs;
+    const std::size_t cut = size / 2 + (size > 0 ? data[0] % (size / 2 + 1) : 0);
+    runs.copy(copied.get(), 0, body.data(), std::min(cut, size));
+    if (cut < size) runs.copy(copied.get(), cut, body.data() + cut, size - cut);
+    if (!(outcome_of(
+              [&](std::string_view) { return queuey::decode_envelope_sharing(copied, size, runs); },
+              body) == first))
+        __builtin_trap();
     if (!first.envelope) return 0;  // refused, as it should be for malformed input
     try {
         // Our own output must always be accepted, and be canonical.
