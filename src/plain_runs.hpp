@@ -23,7 +23,8 @@ public:
 
     // Copies size bytes from `from` to body + offset, and notes the runs of whole plain
     // 32-byte blocks among them (counted from `from`) where the CPU has AVX2; elsewhere it
-    // only copies. Pieces copied in any order; each one's runs end with it.
+    // only copies. The pieces in order, each after the one before; a piece's runs end
+    // with it.
     void copy(char *body, std::size_t offset, const char *from, std::size_t size);
 
     // Sorted by offset, none overlapping.
