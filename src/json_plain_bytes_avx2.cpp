@@ -22,8 +22,7 @@ __attribute__((target("avx2"))) const char *skip_blocks(const char *at, const ch
 }  // namespace
 
 const char *skip_plain_blocks_avx2(const char *at, const char *end, bool &non_ascii) {
-    static const bool has_avx2 = __builtin_cpu_supports("avx2");
-    return has_avx2 ? skip_blocks(at, end, non_ascii) : at;
+    return cpu_has_avx2() ? skip_blocks(at, end, non_ascii) : at;
 }
 
 #else

@@ -9,6 +9,12 @@
 
 namespace queuey {
 
+// Whether this CPU runs the AVX2 paths, checked once.
+inline bool cpu_has_avx2() {
+    static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+}
+
 // 0xff in each byte of `bytes` that is '"', '\\' or below 0x20, 0 in the others.
 __attribute__((target("avx2"))) inline __m256i json_special_bytes_avx2(__m256i bytes) {
     // '"' and the bytes below 0x20 in one test: with bit 1 flipped, '"' (0x22) becomes

@@ -46,8 +46,7 @@ __attribute__((target("avx2"))) void copy_blocks(char *to, const char *from, std
 void PlainRuns::copy(char *body, std::size_t offset, const char *from, std::size_t size) {
     std::size_t copied = 0;
 #ifdef QUEUEY_HAS_AVX2_PATH
-    static const bool has_avx2 = __builtin_cpu_supports("avx2");
-    if (has_avx2) {
+    if (cpu_has_avx2()) {
         copied = size / block * block;
         copy_blocks(body + offset, from, copied, offset, runs_);
     }
