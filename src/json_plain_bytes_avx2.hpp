@@ -1,6 +1,6 @@
 // The test of 32 bytes at once for bytes that are not plain inside a JSON string, for the
 // code that skips (json_plain_bytes_avx2.cpp) or copies (plain_runs.cpp) plain bytes where
-// the CPU has AVX2 (callers check that once, at run time).
+// the CPU has AVX2 (cpu_has_avx2() below, checked once at run time).
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
