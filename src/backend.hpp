@@ -49,14 +49,18 @@ public:
     // may have been running when its worker died. Redeliveries that this process caused
     // itself (jobs it held when its connection or channel was replaced) do not count.
     virtual bool redelivered() const = 0;
+    // The redelivery follows a run that the broker's consumer timeout cut (RabbitMQ closed
+    // the channel while the job ran here: docs/worker.md, long jobs); redelivered() too.
+    virtual bool cut_by_consumer_timeout() const = 0;
     // How often the job was lost before this delivery: the count a requeue_lost() copy
     // carries (0 for any other delivery).
     virtual std::uint32_t lost_runs() const = 0;
-    // On a quorum queue, how often the queue took the job back unsettled (RabbitMQ's
-    // x-delivery-count: lost consumers, closed channels, rejects with requeue), this
-    // delivery's return included; the broker's own count of lost runs. nullopt on a
-    // classic queue, which counts nothing.
-    virtual std::optional<std::uint32_t> returns_counted() const = 0;
+    // How often the queue took the job back unsettled since it was published (RabbitMQ's
+    // x-delivery-count on a quorum queue: every reject or nack with requeue, closed
+    // channel and lost connection, of jobs that ran or not); 0 on a classic queue, which
+    // counts nothing. Not a count of lost runs: the worker only keeps it below the
+    // queue's delivery limit (worker/lost_runs.hpp).
+    virtual std::uint32_t broker_returns() const = 0;
     // The job went back to its queue without this delivery: its channel or connection
     // was replaced (RabbitMQ), or its consumer was closed. The job is delivered again;
     // settling this delivery fails (QY_ERR_STALE_DELIVERY) and publishes nothing.

@@ -1,5 +1,6 @@
 #include "queue_message.hpp"
 
+#include "broker_death_reason.hpp"
 #include "envelope_codec.hpp"
 #include "error.hpp"
 #include "json_writer.hpp"
@@ -40,6 +41,12 @@ QueueMessage read_queue_message(BrowsedMessage message) {
     read.job_type = read.envelope ? read.envelope->job_type : message.type;
     read.reason = text_header(message, "x-death-reason");
     read.original_queue = text_header(message, "x-original-queue");
+    if (const std::string broker_reason = text_header(message, first_death_reason_header);
+        read.reason.empty() && !broker_reason.empty()) {  // dead-lettered by RabbitMQ itself
+        read.reason = broker_death_reason(broker_reason);
+        if (read.original_queue.empty())
+            read.original_queue = text_header(message, first_death_queue_header);
+    }
     if (read.original_queue.empty() && read.envelope) read.original_queue = read.envelope->queue;
     const BrowsedHeader *attempts = message.header("x-attempts");
     if (attempts && attempts->integer)

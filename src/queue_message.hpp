@@ -24,8 +24,11 @@ struct QueueMessage {
     std::string job_type;
     // x-attempts of a dead letter, else the envelope's attempt (0 when neither).
     std::uint32_t attempt = 0;
-    std::string reason;          // x-death-reason; empty when not a dead letter
-    std::string original_queue;  // x-original-queue, else the envelope's queue
+    // x-death-reason, else why RabbitMQ dead-lettered it itself (broker_death_reason.hpp);
+    // empty when not a dead letter.
+    std::string reason;
+    // x-original-queue, else the queue RabbitMQ dead-lettered it from, else the envelope's.
+    std::string original_queue;
     // The headers as one JSON object, in the order the message carries them.
     std::string headers_json() const;
 };

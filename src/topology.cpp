@@ -42,6 +42,18 @@ std::vector<QueueArgument> type_arguments(const QueueConfig &config) {
     return {{"x-queue-type", QueueArgumentValue(std::string("quorum"))}};
 }
 
+// A quorum queue dead-letters at most once by default: a job that expires from a hold, or
+// passes q's delivery limit, while its target has no leader would be dropped. At least
+// once keeps it until the target confirms it, which RabbitMQ allows only with
+// reject-publish (it matters only with a length limit, which queuey never sets).
+void append_quorum_dead_lettering(const QueueConfig &config,
+                                  std::vector<QueueArgument> &arguments) {
+    if (config.type != QueueType::quorum) return;
+    arguments.push_back(
+        {"x-dead-letter-strategy", QueueArgumentValue(std::string("at-least-once"))});
+    arguments.push_back({"x-overflow", QueueArgumentValue(std::string("reject-publish"))});
+}
+
 }  // namespace
 
 std::uint32_t checked_max_lost_runs(std::uint32_t max_lost_runs) {
@@ -109,11 +121,20 @@ const QueueArgument *find_argument(const QueueSpec &spec, std::string_view name)
 
 QueueSpec work_queue_spec(const QueueConfig &config) {
     QueueSpec spec{config.name, config.durable, type_arguments(config)};
-    // RabbitMQ 3.10 refuses x-max-priority on a quorum queue (PRECONDITION_FAILED).
+    // RabbitMQ 3.10 and 4.0 refuse x-max-priority on a quorum queue (PRECONDITION_FAILED).
     if (config.max_priority && config.type == QueueType::classic)
         spec.arguments.push_back({"x-max-priority", QueueArgumentValue(*config.max_priority)});
     if (config.message_ttl_ms)
         spec.arguments.push_back({"x-message-ttl", QueueArgumentValue(*config.message_ttl_ms)});
+    if (config.type == QueueType::quorum)  // a job past the delivery limit goes to q.dead
+        spec.arguments.insert(spec.arguments.end(),
+                              {
+                                  {"x-delivery-limit", QueueArgumentValue(quorum_delivery_limit)},
+                                  {"x-dead-letter-exchange", QueueArgumentValue(std::string())},
+                                  {"x-dead-letter-routing-key",
+                                   QueueArgumentValue(dead_letter_queue_name(config.name))},
+                              });
+    append_quorum_dead_lettering(config, spec.arguments);
     return spec;
 }
 
@@ -138,14 +159,7 @@ QueueSpec hold_queue_spec(const QueueConfig &config, std::uint64_t ttl_ms) {
                          {"x-dead-letter-routing-key", QueueArgumentValue(config.name)},
                          {"x-expires", QueueArgumentValue(expires)},
                      });
-    if (config.type == QueueType::quorum) {
-        // A quorum queue dead-letters at most once by default: a job whose hold expires
-        // while q has no leader would be dropped. At least once keeps it in the hold
-        // queue until q confirms it, which RabbitMQ allows only with reject-publish.
-        arguments.push_back(
-            {"x-dead-letter-strategy", QueueArgumentValue(std::string("at-least-once"))});
-        arguments.push_back({"x-overflow", QueueArgumentValue(std::string("reject-publish"))});
-    }
+    append_quorum_dead_lettering(config, arguments);
     return QueueSpec{hold_queue_name(config.name, ttl_ms), config.durable, std::move(arguments)};
 }
 

@@ -24,6 +24,12 @@ inline constexpr std::uint8_t default_max_priority = 10;
 inline constexpr std::uint16_t default_prefetch = 16;
 // How often a job may be lost (its worker gone mid-run) before it is dead-lettered.
 inline constexpr std::uint32_t default_max_lost_runs = 3;
+// The x-delivery-limit of a quorum work queue: how often the broker takes a job back
+// unsettled before it dead-letters it to q.dead itself. RabbitMQ 4.0's own default, but
+// declared on every version, with q.dead as the target (4.0 drops the job without one).
+// A backstop only: the worker's lost-run rule republishes a job long before
+// (worker/lost_runs.hpp; docs/broker.md, queue types).
+inline constexpr std::int64_t quorum_delivery_limit = 20;
 
 // What RabbitMQ queue type q, q.dead and the hold queues are declared as (docs/broker.md,
 // queue types). classic is what the Rust crates declare.

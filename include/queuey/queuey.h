@@ -587,7 +587,9 @@ typedef enum qy_queue_type {
     /** Replicated by Raft across a cluster's nodes: a job survives the loss of a node.
         Always durable (a non-durable one fails the declare with QY_ERR_INVALID_ARGUMENT);
         no x-max-priority (RabbitMQ 3.x has no priorities there: a deferred job waits its
-        turn); lost runs counted by the broker's x-delivery-count. docs/broker.md. */
+        turn; 4.0 lets it overtake part of the backlog); q gets a delivery limit of 20
+        with q.dead as its dead-letter target, so that the broker never drops a job.
+        docs/broker.md. */
     QY_QUEUE_QUORUM = 1
 } qy_queue_type;
 

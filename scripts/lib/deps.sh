@@ -21,6 +21,7 @@ QUEUEY_DEB_PACKAGES=(
     python3                             # scripts/lib/summary.py, bindings
     python3-venv                        # python_wheel: the wheel into a fresh venv
     rabbitmq-server amqp-tools          # private broker for integration tests (scripts/broker)
+    mmdebstrap                          # RabbitMQ 4.0's Debian 13 root (scripts/lib/rabbitmq-root)
 )
 
 _queuey_apt_updated=${_queuey_apt_updated:-0}

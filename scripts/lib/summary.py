@@ -79,10 +79,15 @@ def why_failed(output: str) -> list[str]:
 
 
 def label_of(path: str) -> str:
-    """`build-asan/meson-logs/testlog.json` -> `build-asan/`."""
+    """`build-asan/meson-logs/testlog.json` -> `build-asan/`;
+    `build/meson-logs/testlog-rabbitmq-4.0.json` -> `build/ (rabbitmq-4.0) `."""
     marker = "meson-logs/"
-    head = path.split(marker)[0] if marker in path else path
-    return head if head.endswith("/") else head + " "
+    head, _, tail = path.partition(marker)
+    if not _:
+        return path + " "
+    label = head if head.endswith("/") else head + " "
+    tag = re.fullmatch(r"testlog-(.+)\.json", tail)
+    return f"{label} ({tag.group(1)}) " if tag else label
 
 
 def read_testlog(path: str, tally: Tally) -> None:

@@ -36,8 +36,8 @@ public:
     template <typename Ack>
     void send_acks(Ack ack);
 
-    // The channel is gone: every message id it still held, unsettled or acked unsent,
-    // goes to record; nothing is left.
+    // The channel is gone: every message id it still held goes to record(id, unsettled),
+    // unsettled or acked unsent (false); nothing is left.
     template <typename Record>
     void hand_back(Record record);
 
@@ -83,7 +83,7 @@ void ChannelSettles::send_acks(Ack ack) {
 template <typename Record>
 void ChannelSettles::hand_back(Record record) {
     for (const Entry &entry : entries_)
-        if (entry.state != State::done) record(entry.message_id);
+        if (entry.state != State::done) record(entry.message_id, entry.state == State::unsettled);
     entries_.clear();
     unsettled_ = 0;
     acked_ = 0;

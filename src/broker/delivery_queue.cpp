@@ -106,4 +106,12 @@ bool DeliveryQueue::empty() {
     return deliveries_.empty();
 }
 
+std::unordered_set<std::string> DeliveryQueue::drop_waiting() {
+    std::lock_guard lock(mutex_);
+    std::unordered_set<std::string> ids;
+    for (const IncomingDelivery &delivery : deliveries_) ids.insert(delivery.message_id);
+    deliveries_.clear();
+    return ids;
+}
+
 }  // namespace queuey

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace queuey {
@@ -62,6 +63,9 @@ public:
     bool shared() const { return shared_.load(); }
     // Nothing waits to be taken.
     bool empty();
+    // Removes the deliveries that wait to be taken (of a channel just closed: stale) and
+    // returns their message ids: the jobs of that channel that no consumer started.
+    std::unordered_set<std::string> drop_waiting();
 
 private:
     // A thread asleep in pop(), on its own stack. Whoever ends its wait takes it off

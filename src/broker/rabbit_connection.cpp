@@ -1,6 +1,7 @@
 #include "rabbit_connection.hpp"
 
 #include "amqp_failure.hpp"
+#include "consumer_timeout.hpp"
 
 #include <algorithm>
 #include <future>
@@ -922,7 +923,10 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
     if (found == subscriptions_.end()) return;
     const std::shared_ptr<Subscription> subscription = *found;  // a copy: it may be erased
     subscription->generation++;  // what it delivered before is stale now
-    hand_back(*subscription);
+    const bool cut_runs = closed_by_consumer_timeout(text);
+    hand_back(*subscription, cut_runs);
+    if (cut_runs && !std::exchange(consumer_timeout_logged_, true))
+        options_.logger.warn(consumer_timeout_warning(subscription->queue, text));
     if (subscription->cancelled_by_broker) {
         // Waiting to consume again: then on a channel opened anew.
         subscription->channel_open = false;
@@ -1062,9 +1066,14 @@ void RabbitConnection::restore() {
     }
 }
 
-void RabbitConnection::hand_back(Subscription &subscription) {
-    subscription.settles.hand_back(
-        [&](const std::string &message_id) { own_redeliveries_.record(message_id); });
+void RabbitConnection::hand_back(Subscription &subscription, bool cut_runs) {
+    const std::unordered_set<std::string> not_started =
+        cut_runs ? subscription.deliveries->drop_waiting() : std::unordered_set<std::string>{};
+    subscription.settles.hand_back([&](const std::string &message_id, bool unsettled) {
+        const bool cut = cut_runs && unsettled && !not_started.contains(message_id);
+        own_redeliveries_.record(message_id,
+                                 cut ? OwnReturn::cut_by_consumer_timeout : OwnReturn::given_back);
+    });
 }
 
 amqp_channel_t RabbitConnection::free_channel() const {

@@ -369,8 +369,10 @@ private:
     // would run out after channel_max consumers opened over its life.
     amqp_channel_t free_channel() const;
     // The channel's unsettled deliveries and unsent acks go back to the broker with it:
-    // records them as this process's own redeliveries and forgets their tags.
-    void hand_back(Subscription &subscription);
+    // records them as this process's own redeliveries and forgets their tags. Closed by
+    // the broker's consumer timeout (cut_runs), the unsettled ones that a consumer took
+    // (not among its deliveries' waiting ones) are recorded as runs the timeout cut.
+    void hand_back(Subscription &subscription, bool cut_runs = false);
     void fail_everything(const Error &error);
 
     const ConnectionOptions options_;
@@ -382,6 +384,7 @@ private:
     PendingRequeues pending_requeues_;
     PendingDeclares declares_;                                  // I/O thread only
     std::uint64_t max_message_size_;                            // I/O thread only
+    bool consumer_timeout_logged_ = false;                      // I/O thread only
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
     // The delivery queues read_frames handed deliveries to in this turn (the reader only).
     std::vector<std::shared_ptr<DeliveryQueue>> handed_to_;

@@ -125,8 +125,9 @@ RabbitDelivery::RabbitDelivery(RabbitBackend &backend, RabbitConnection &connect
       subscription_(std::move(subscription)),
       delivery_(std::move(delivery)),
       envelope_(std::move(envelope)),
-      possibly_started_(delivery_.redelivered &&
-                        !connection_.own_redeliveries().take(delivery_.message_id)) {
+      own_return_(delivery_.redelivered ? connection_.own_redeliveries().take(delivery_.message_id)
+                                        : std::nullopt),
+      possibly_started_(delivery_.redelivered && own_return_ != OwnReturn::given_back) {
     // Only a job whose run may have started already is republished as it came
     // (requeue_lost): the others let the body go (their payload may still share it, with
     // a NUL written into it).
@@ -164,11 +165,6 @@ void RabbitDelivery::publish_batch_then_ack(std::shared_ptr<PublishBatch> batch)
     // (docs/worker.md, settle failures).
     if (outcome.status != QY_OK) throw Error(outcome.status, "", outcome.message);
     settle(Settlement::ack);
-}
-
-std::optional<std::uint32_t> RabbitDelivery::returns_counted() const {
-    if (queue_->config().type != QueueType::quorum) return std::nullopt;
-    return delivery_.returns;
 }
 
 bool RabbitDelivery::publishing_blocked() const {

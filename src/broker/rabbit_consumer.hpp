@@ -57,8 +57,11 @@ public:
     const Envelope &envelope() const override { return envelope_; }
     const QueueConfig &queue() const override { return queue_->config(); }
     bool redelivered() const override { return possibly_started_; }
+    bool cut_by_consumer_timeout() const override {
+        return own_return_ == OwnReturn::cut_by_consumer_timeout;
+    }
     std::uint32_t lost_runs() const override { return delivery_.lost_runs; }
-    std::optional<std::uint32_t> returns_counted() const override;
+    std::uint32_t broker_returns() const override { return delivery_.returns; }
     bool stale() const override { return delivery_.generation != subscription_->generation.load(); }
     bool publishing_blocked() const override;
     void set_aside() override;
@@ -87,6 +90,8 @@ private:
     std::shared_ptr<Subscription> subscription_;
     IncomingDelivery delivery_;
     Envelope envelope_;
+    // What this process recorded of the redelivery: nullopt when it did not cause it.
+    std::optional<OwnReturn> own_return_;
     bool possibly_started_;
     bool settled_ = false;
 };

@@ -1,5 +1,6 @@
 #include "memory_broker.hpp"
 
+#include "../broker_death_reason.hpp"
 #include "../error.hpp"
 
 #include <algorithm>
@@ -188,7 +189,7 @@ std::optional<QueuedMessage> MemoryBroker::take_browsed(const std::string &queue
     std::lock_guard lock(mutex_);
     if (closed_) throw closed_error();
     MemoryQueue &found = existing(queues_, queue).queue;
-    std::vector<Envelope> expired;
+    std::vector<MemoryMessage> expired;
     std::optional<QueuedMessage> message = found.pop(Clock::now(), expired);
     record_expired_locked(queue, expired);
     if (message) found.count_delivered();
@@ -207,7 +208,7 @@ void MemoryBroker::put_back_browsed(const std::string &queue, std::vector<Queued
     if (found == queues_.end()) return;  // queues are never removed
     for (QueuedMessage &message : messages) {
         found->second.queue.count_settled();
-        found->second.queue.requeue(std::move(message), /*redelivered=*/true);
+        requeue_locked(found->second.queue, std::move(message), /*redelivered=*/true);
     }
     available_.notify_all();
     idle_changed_.notify_all();
@@ -277,7 +278,7 @@ MemoryBroker::Taken MemoryBroker::take_locked(
         if (source.config.prefetch != 0 &&
             source.unsettled - source.set_aside >= source.config.prefetch)
             continue;
-        std::vector<Envelope> expired;
+        std::vector<MemoryMessage> expired;
         while (auto queued = source.queue->pop(now, expired)) {
             if (!queued->message.malformed.empty()) {
                 taken.malformed.push_back(
@@ -319,15 +320,40 @@ MalformedBody MemoryBroker::dead_letter_malformed_locked(const MemorySubscriptio
     return body;
 }
 
-void MemoryBroker::record_expired_locked(const std::string &queue, std::vector<Envelope> &expired) {
+void MemoryBroker::record_expired_locked(const std::string &queue,
+                                         std::vector<MemoryMessage> &expired) {
     if (expired.empty()) return;
-    for (Envelope &envelope : expired) history_.expired({queue, std::move(envelope)});
+    const std::optional<std::string> &target = existing(queues_, queue).queue.dead_letter_target();
+    for (MemoryMessage &message : expired) {
+        if (target)
+            broker_dead_letter_locked(queue, std::move(message), "expired");
+        else
+            history_.expired({queue, std::move(message.envelope)});
+    }
     expired.clear();
     idle_changed_.notify_all();
 }
 
+void MemoryBroker::broker_dead_letter_locked(const std::string &queue, MemoryMessage message,
+                                             std::string_view why) {
+    const std::optional<std::string> &target = existing(queues_, queue).queue.dead_letter_target();
+    history_.dead_lettered({queue, message.envelope, broker_death_reason(why), {}});
+    message.dead_letter_headers = publish_properties(message.envelope).headers;
+    message.dead_letter_headers.push_back(
+        {std::string(first_death_reason_header), std::string(why)});
+    message.dead_letter_headers.push_back({std::string(first_death_queue_header), queue});
+    // As on RabbitMQ, a message whose target does not exist is dropped; q.dead always does.
+    if (target) route_locked(*target, std::move(message), Clock::now());
+    idle_changed_.notify_all();
+}
+
+void MemoryBroker::requeue_locked(MemoryQueue &queue, QueuedMessage message, bool redelivered) {
+    if (std::optional<QueuedMessage> past = queue.requeue(std::move(message), redelivered))
+        broker_dead_letter_locked(queue.name(), std::move(past->message), "delivery_limit");
+}
+
 void MemoryBroker::expire_all_locked(Clock::time_point now) {
-    std::vector<Envelope> expired;
+    std::vector<MemoryMessage> expired;
     for (auto &[name, entry] : queues_) {
         entry.queue.expire(now, expired);
         record_expired_locked(name, expired);
@@ -360,7 +386,7 @@ void MemoryBroker::finish_locked(MemoryLease &lease, MemoryLease::State state) {
 
 void MemoryBroker::revoke_locked(MemoryLease &lease) {
     // A copy: the delivery still shows its envelope.
-    lease.subscription->sources[lease.source].queue->requeue(lease.message, false);
+    requeue_locked(*lease.subscription->sources[lease.source].queue, lease.message, false);
     finish_locked(lease, MemoryLease::State::revoked);
 }
 
@@ -435,7 +461,8 @@ bool MemoryBroker::revoked(const MemoryLease &lease) const {
 void MemoryBroker::release(MemoryLease &lease) {
     std::lock_guard lock(mutex_);
     if (lease.state != MemoryLease::State::unsettled) return;
-    lease.subscription->sources[lease.source].queue->requeue(std::move(lease.message), true);
+    requeue_locked(*lease.subscription->sources[lease.source].queue, std::move(lease.message),
+                   true);
     finish_locked(lease, MemoryLease::State::revoked);
 }
 

@@ -132,7 +132,15 @@ private:
     Taken take_locked(const std::shared_ptr<MemorySubscription> &subscription);
     MalformedBody dead_letter_malformed_locked(const MemorySubscription::Source &source,
                                                QueuedMessage queued, Clock::time_point now);
-    void record_expired_locked(const std::string &queue, std::vector<Envelope> &expired);
+    // Messages that outlived queue's TTL: dead-lettered where it has a dead-letter target,
+    // else recorded as expired (RabbitMQ drops them).
+    void record_expired_locked(const std::string &queue, std::vector<MemoryMessage> &expired);
+    // What RabbitMQ does when it dead-letters a message of queue itself (why: its
+    // x-first-death-reason): to the queue's dead-letter target, without queuey's headers.
+    void broker_dead_letter_locked(const std::string &queue, MemoryMessage message,
+                                   std::string_view why);
+    // Puts a delivered message back in queue, or dead-letters it past its delivery limit.
+    void requeue_locked(MemoryQueue &queue, QueuedMessage message, bool redelivered);
     void expire_all_locked(Clock::time_point now);
     void check_settleable_locked(const MemoryLease &lease);
     void finish_locked(MemoryLease &lease, MemoryLease::State state);

@@ -42,10 +42,10 @@ public:
     const Envelope &envelope() const override { return lease_->message.message.envelope; }
     const QueueConfig &queue() const override { return lease_->config; }
     bool redelivered() const override { return lease_->message.redelivered; }
+    bool cut_by_consumer_timeout() const override { return false; }  // no such timeout here
     std::uint32_t lost_runs() const override { return lease_->message.message.lost_runs; }
-    std::optional<std::uint32_t> returns_counted() const override {
-        if (lease_->config.type != QueueType::quorum) return std::nullopt;
-        return lease_->message.returns;
+    std::uint32_t broker_returns() const override {
+        return lease_->config.type == QueueType::quorum ? lease_->message.returns : 0;
     }
     bool stale() const override;
     bool publishing_blocked() const override { return false; }  // nothing blocks it

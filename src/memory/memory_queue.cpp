@@ -12,6 +12,12 @@ MemoryQueue::MemoryQueue(QueueSpec spec) : spec_(std::move(spec)) {
         } else if (argument.name == "x-message-ttl") {
             if (const auto *ttl = std::get_if<std::int64_t>(&argument.value))
                 message_ttl_ = std::chrono::milliseconds(*ttl);
+        } else if (argument.name == "x-delivery-limit") {
+            if (const auto *limit = std::get_if<std::int64_t>(&argument.value))
+                delivery_limit_ = *limit;
+        } else if (argument.name == "x-dead-letter-routing-key") {
+            if (const auto *target = std::get_if<std::string>(&argument.value))
+                dead_letter_target_ = *target;
         }
     }
 }
@@ -33,15 +39,17 @@ void MemoryQueue::push(MemoryMessage message, Clock::time_point now) {
     levels_[level].push_back({std::move(message), next_sequence_++, now, false});
 }
 
-void MemoryQueue::requeue(QueuedMessage message, bool redelivered) {
+std::optional<QueuedMessage> MemoryQueue::requeue(QueuedMessage message, bool redelivered) {
     message.redelivered = redelivered;
     if (message.returns < UINT32_MAX) ++message.returns;
+    if (delivery_limit_ && message.returns > *delivery_limit_) return message;
     auto &level = levels_[level_of(message.message.envelope.priority)];
     const auto place = std::lower_bound(level.begin(), level.end(), message.sequence,
                                         [](const QueuedMessage &queued, std::uint64_t sequence) {
                                             return queued.sequence < sequence;
                                         });
     level.insert(place, std::move(message));
+    return std::nullopt;
 }
 
 std::size_t MemoryQueue::ready() const {
@@ -51,7 +59,7 @@ std::size_t MemoryQueue::ready() const {
 }
 
 std::optional<QueuedMessage> MemoryQueue::pop(Clock::time_point now,
-                                              std::vector<Envelope> &expired) {
+                                              std::vector<MemoryMessage> &expired) {
     expire(now, expired);
     if (levels_.empty()) return std::nullopt;
     const auto top = levels_.begin();
@@ -61,13 +69,13 @@ std::optional<QueuedMessage> MemoryQueue::pop(Clock::time_point now,
     return message;
 }
 
-void MemoryQueue::expire(Clock::time_point now, std::vector<Envelope> &expired) {
+void MemoryQueue::expire(Clock::time_point now, std::vector<MemoryMessage> &expired) {
     if (!message_ttl_) return;
     // Arrival times grow with the sequence, so each level expires from its front.
     for (auto level = levels_.begin(); level != levels_.end();) {
         auto &messages = level->second;
         while (!messages.empty() && expiry_of(messages.front()) <= now) {
-            expired.push_back(std::move(messages.front().message.envelope));
+            expired.push_back(std::move(messages.front().message));
             messages.pop_front();
         }
         level = messages.empty() ? levels_.erase(level) : std::next(level);

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace queuey {
@@ -41,13 +42,19 @@ public:
     void push(MemoryMessage message, Clock::time_point now);
     // Puts a delivered message back at its place in publication order (ahead of every
     // message that arrived after it), marked redelivered or not, counting the return.
-    void requeue(QueuedMessage message, bool redelivered);
+    // Returns it instead when that return takes it past the queue's delivery limit
+    // (x-delivery-limit): the caller dead-letters it, as RabbitMQ does.
+    std::optional<QueuedMessage> requeue(QueuedMessage message, bool redelivered);
     // The next message in delivery order, or nullopt. Expires first (see expire()).
-    std::optional<QueuedMessage> pop(Clock::time_point now, std::vector<Envelope> &expired);
+    std::optional<QueuedMessage> pop(Clock::time_point now, std::vector<MemoryMessage> &expired);
 
-    // Drops the messages that waited longer than the message TTL (whole milliseconds),
-    // appending their envelopes to expired, as RabbitMQ does without a dead-letter exchange.
-    void expire(Clock::time_point now, std::vector<Envelope> &expired);
+    // Removes the messages that waited longer than the message TTL (whole milliseconds),
+    // appending them to expired: RabbitMQ drops them, or dead-letters them where the
+    // queue has a dead-letter target.
+    void expire(Clock::time_point now, std::vector<MemoryMessage> &expired);
+    // Where RabbitMQ dead-letters this queue's messages itself (x-dead-letter-exchange ""
+    // and x-dead-letter-routing-key): the queue's name; nullopt: it drops them.
+    const std::optional<std::string> &dead_letter_target() const { return dead_letter_target_; }
     // When the next message will expire, if the queue has a TTL and a message.
     std::optional<Clock::time_point> next_expiry() const;
 
@@ -73,6 +80,8 @@ private:
     QueueSpec spec_;
     std::optional<std::uint8_t> max_priority_;
     std::optional<std::chrono::milliseconds> message_ttl_;
+    std::optional<std::int64_t> delivery_limit_;
+    std::optional<std::string> dead_letter_target_;
     // Only non-empty levels, highest priority first; each in publication order.
     std::map<std::uint8_t, std::deque<QueuedMessage>, std::greater<>> levels_;
     std::uint64_t next_sequence_ = 0;

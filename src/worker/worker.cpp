@@ -2,6 +2,7 @@
 
 #include "../error.hpp"
 #include "../malformed_body_log.hpp"
+#include "lost_runs.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -190,11 +191,9 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     const auto found = handlers_.find(envelope.job_type);
     const Registration *registration = found == handlers_.end() ? nullptr : &found->second;
 
-    if (delivery->redelivered()) {  // it may have been running when its worker was lost
-        if (std::optional<SettleAction> action = lost_run(*delivery)) {
-            settle(std::move(delivery), std::move(*action));
-            return;
-        }
+    if (std::optional<SettleAction> action = lost_run(*delivery)) {
+        settle(std::move(delivery), std::move(*action));
+        return;
     }
     if (registration == nullptr) {
         SettleAction action =
@@ -325,24 +324,34 @@ std::optional<SettleAction> Worker::lost_run(const Delivery &delivery) {
     const Envelope &envelope = delivery.envelope();
     const std::uint32_t budget =
         std::max<std::uint32_t>(delivery.queue().max_lost_runs.value_or(options_.max_lost_runs), 1);
-    // A quorum queue counts the losses itself (this one included); on a classic queue the
-    // job carries the count of the earlier ones in the copy requeue_lost published.
-    const std::optional<std::uint32_t> counted = delivery.returns_counted();
-    const std::uint32_t lost = counted ? std::max<std::uint32_t>(*counted, 1)
-                               : delivery.lost_runs() == UINT32_MAX ? UINT32_MAX
-                                                                    : delivery.lost_runs() + 1;
-    ++counters_.worker_lost;
-    if (lost >= budget)
-        return dead_letter(
-            envelope,
-            {"lost " + std::to_string(lost) + " times: the worker was lost while running the job"},
-            counters_.dead_lettered_lost);
-    options_.logger.warn("job " + envelope.job_id + " came back redelivered during attempt " +
-                         std::to_string(envelope.attempt) + " (lost run " + std::to_string(lost) +
-                         " of " + std::to_string(budget) + " allowed); " +
-                         (counted ? "it runs again" : "it goes back to its queue to run again"));
-    if (counted) return std::nullopt;  // the broker's count goes with the job: run it now
-    return SettleAction{.kind = SettleAction::Kind::requeue_lost, .lost_runs = lost};
+    const LostRunFacts facts{.possibly_started = delivery.redelivered(),
+                             .cut_by_consumer_timeout = delivery.cut_by_consumer_timeout(),
+                             .lost_before = delivery.lost_runs(),
+                             .broker_returns = delivery.broker_returns(),
+                             .budget = budget};
+    const LostRunVerdict verdict = judge_lost_run(facts);
+    if (verdict.charged) ++counters_.worker_lost;
+    switch (verdict.kind) {
+        case LostRunVerdict::Kind::run: return std::nullopt;
+        case LostRunVerdict::Kind::dead_letter:
+            return dead_letter(
+                envelope,
+                {"lost " + std::to_string(verdict.lost_runs) + " times: " + lost_run_cause(facts)},
+                counters_.dead_lettered_lost);
+        case LostRunVerdict::Kind::requeue: break;
+    }
+    if (verdict.charged)
+        options_.logger.warn("job " + envelope.job_id + " came back redelivered during attempt " +
+                             std::to_string(envelope.attempt) + " (lost run " +
+                             std::to_string(verdict.lost_runs) + " of " + std::to_string(budget) +
+                             " allowed: " + lost_run_cause(facts) +
+                             "); it goes back to its queue to run again");
+    else
+        options_.logger.warn("job " + envelope.job_id + " was taken back unsettled " +
+                             std::to_string(delivery.broker_returns()) +
+                             " times at no cost; republished before the queue's delivery limit "
+                             "could take it");
+    return SettleAction{.kind = SettleAction::Kind::requeue_lost, .lost_runs = verdict.lost_runs};
 }
 
 SettleAction Worker::dead_letter(const Envelope &envelope, DeadLetterCause why,

@@ -93,11 +93,10 @@ private:
     void handle(std::shared_ptr<Delivery> delivery);
     void watch_timeouts();
 
-    // What settles a job, decided once. decide() follows the outcome table, lost_run() a
-    // redelivered job (requeued with its lost-run count + 1, or dead-lettered once that
-    // count reaches the budget; on a quorum queue nothing, the job runs now, until the
-    // broker's count reaches the budget; docs/worker.md, lost runs), dead_letter() calls
-    // the dead-letter hook.
+    // What settles a job, decided once. decide() follows the outcome table, lost_run()
+    // asks the lost-run rule (worker/lost_runs.hpp) whether a delivery must be requeued
+    // or dead-lettered before it runs (nullopt: run it), dead_letter() calls the
+    // dead-letter hook.
     SettleAction decide(const Delivery &delivery, const JobOutcome &outcome,
                         const Registration *registration);
     SettleAction retry_or_give_up(const Delivery &delivery, const JobOutcome &outcome,

@@ -33,7 +33,7 @@ std::vector<std::string> split(const std::string &line, char separator) {
 }  // namespace
 
 std::map<std::string, std::optional<BrokerQueue>> inspect_queues(
-    const BrokerEndpoint &broker, const std::vector<std::string> &names) {
+    const BrokerEndpoint &broker, const std::vector<std::string> &names, bool with_added_type) {
     std::string list;
     for (const std::string &name : names) list += (list.empty() ? "" : ", ") + erlang_binary(name);
     // Strings print bare (~ts), other values as Erlang terms (~p); one line per fact.
@@ -71,6 +71,14 @@ std::map<std::string, std::optional<BrokerQueue>> inspect_queues(
         if (queues.find(name) == queues.end())
             throw std::runtime_error("rabbitmqctl eval said nothing about queue " + name + ":\n" +
                                      output);
+    if (with_added_type) return queues;
+    const BrokerArgument added_type{"longstr", "classic"};
+    for (auto &[name, queue] : queues) {
+        if (!queue) continue;
+        const auto type = queue->arguments.find("x-queue-type");
+        if (type != queue->arguments.end() && type->second == added_type)
+            queue->arguments.erase(type);
+    }
     return queues;
 }
 
@@ -157,8 +165,11 @@ MemoryAlarm::~MemoryAlarm() {
 }
 
 void set_max_message_size(const BrokerEndpoint &broker, std::uint64_t bytes) {
-    rabbitmqctl(broker, {"eval", "application:set_env(rabbit, max_message_size, " +
-                                     std::to_string(bytes) + ")."});
+    // RabbitMQ 3.10's channels read the application's setting; 4.0's read a persistent
+    // term that the node sets from it at boot.
+    const std::string value = std::to_string(bytes);
+    rabbitmqctl(broker, {"eval", "application:set_env(rabbit, max_message_size, " + value +
+                                     "), persistent_term:put(max_message_size, " + value + ")."});
 }
 
 void stop_app(const BrokerEndpoint &broker) { rabbitmqctl(broker, {"-q", "stop_app"}); }

@@ -185,6 +185,35 @@ TEST_P(QueueTools, ADeadLetterShowsWhyItDiedWhereFromAndAtWhichAttempt) {
     EXPECT_EQ(client_->queue_counts(q + ".dead").ready, 1u) << "browsing removed nothing";
 }
 
+// Issue 40, item 3: a quorum queue that takes a job back too often (peeks, or a consumer
+// that rejects it in a loop) never drops it: RabbitMQ 4.0 would at its default limit of 20,
+// so queuey declares that limit on every version with q.dead as its target, and the tools
+// show why the broker put it there.
+TEST_P(QueueTools, AQuorumJobPeekedTwentyFiveTimesIsADeadLetterWithTheBrokersReason) {
+    const std::string q = unique_name("q");
+    made_.push_back(q);
+    made_.push_back(q + ".dead");
+    client_->declare(queuey::QueueConfig(q).type(queuey::QueueType::quorum));
+    const std::string job_id = enqueue(q, "it.peeked", 1);
+    int seen = 0;
+    for (int peek = 0; peek < 25; ++peek) {  // each peek takes the job and gives it back
+        const std::vector<Seen> jobs = browse(q);
+        if (jobs.empty()) break;
+        ++seen;
+        EXPECT_EQ(jobs[0].job_id, job_id);
+    }
+    EXPECT_EQ(seen, 21) << "the limit is 20 returns";
+    EXPECT_EQ(client_->queue_counts(q).ready, 0u);
+    const std::vector<Seen> letters = browse(q + ".dead");
+    ASSERT_EQ(letters.size(), 1u) << "the job is gone";
+    EXPECT_EQ(letters[0].job_id, job_id);
+    EXPECT_EQ(letters[0].reason,
+              "the broker dead-lettered it: it was taken back unsettled more often than the "
+              "queue's delivery limit allows (x-delivery-limit)");
+    EXPECT_EQ(letters[0].original_queue, q);
+    EXPECT_TRUE(letters[0].envelope);
+}
+
 TEST_P(QueueTools, AReplayedJobRunsAgainAsAttemptOneWithoutTheDeadLetterHeaders) {
     const std::string q = declare();
     queuey::Envelope job = queuey::Envelope("it.replay", q, "{\"n\":7}").next_attempt();

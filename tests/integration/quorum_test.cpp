@@ -44,8 +44,14 @@ TEST_F(QuorumQueues, WorkDeadAndHoldQueuesAreQuorumQueuesAndHoldsDeadLetterAtLea
     ASSERT_TRUE(queues[config.name] && queues[config.name + ".dead"] && queues[hold]);
     EXPECT_TRUE(queues[config.name]->durable);
     EXPECT_EQ(queues[config.name]->arguments,
-              (Arguments{{"x-queue-type", quorum_type}, {"x-message-ttl", {"long", "600000"}}}))
-        << "RabbitMQ 3.10 refuses x-max-priority on a quorum queue";
+              (Arguments{{"x-queue-type", quorum_type},
+                         {"x-message-ttl", {"long", "600000"}},
+                         {"x-delivery-limit", {"long", "20"}},
+                         {"x-dead-letter-exchange", {"longstr", ""}},
+                         {"x-dead-letter-routing-key", {"longstr", config.name + ".dead"}},
+                         {"x-dead-letter-strategy", {"longstr", "at-least-once"}},
+                         {"x-overflow", {"longstr", "reject-publish"}}}))
+        << "RabbitMQ 3.10 and 4.0 refuse x-max-priority on a quorum queue";
     EXPECT_EQ(queues[config.name + ".dead"]->arguments, (Arguments{{"x-queue-type", quorum_type}}));
     EXPECT_EQ(queues[hold]->arguments,
               (Arguments{{"x-queue-type", quorum_type},
@@ -136,22 +142,30 @@ protected:
     }
 };
 
-TEST_F(DeferralOrder, OnAQuorumQueueADeferredJobWaitsItsTurnOnAClassicOneItOvertakes) {
+TEST_F(DeferralOrder, OnAQuorumQueueADeferredJobOvertakesPartOfTheBacklogOn4AndNoneOn3) {
     // The second job was handed out when the first was settled (prefetch 1), so on a
     // classic queue the deferred job comes second, ahead of the three still queued.
     EXPECT_LE(position_of_deferred(queuey::QueueType::classic), 2u);
     // RabbitMQ 3.x quorum queues have no priorities: it comes after the whole backlog.
-    EXPECT_EQ(position_of_deferred(queuey::QueueType::quorum), 5u);
+    // RabbitMQ 4.0's deliver a priority above 4 first, but take two of those for one of
+    // the others: after the second job, one of the backlog, then the deferred one.
+    const bool four = raw_->server_version() >= "4";
+    EXPECT_EQ(position_of_deferred(queuey::QueueType::quorum), four ? 3u : 5u)
+        << "on RabbitMQ " << raw_->server_version();
 }
 
-TEST_F(QuorumQueues, AQueueRedeclaredAsClassicIsRefusedNamingTheType) {
+TEST_F(QuorumQueues, AQueueRedeclaredAsClassicIsRefusedNamingTheQueueAndAnArgumentThatDiffers) {
     const auto config = declare_quorum();
     queuey::QueueConfig classic = config;
     classic.type = queuey::QueueType::classic;
     const auto error = error_of([&] { backend_->declare(classic); });
     ASSERT_TRUE(error);
     EXPECT_EQ(error->status(), QY_ERR_PRECONDITION_FAILED) << error->what();
-    EXPECT_NE(std::string(error->what()).find("x-queue-type"), std::string::npos) << error->what();
+    // The broker names the first argument it finds different (x-dead-letter-exchange on
+    // 3.10.8 and 4.0.5, which check it before x-queue-type).
+    const std::string what = error->what();
+    EXPECT_NE(what.find("inequivalent arg 'x-"), std::string::npos) << what;
+    EXPECT_NE(what.find(config.name), std::string::npos) << what;
     expect_job_flows(*backend_->consume(config.name), config.name,
                      "the refused declare broke the client");
 }

@@ -138,13 +138,51 @@ void RawAmqp::check(amqp_rpc_reply_t reply, amqp_channel_t channel, const std::s
 }
 
 std::optional<RawMessage> RawAmqp::get(const std::string &queue) {
+    std::uint64_t delivery_tag = 0;
+    return get_from(queue, true, delivery_tag);
+}
+
+std::optional<RawMessage> RawAmqp::get_unsettled(const std::string &queue,
+                                                 std::uint64_t &delivery_tag) {
+    return get_from(queue, false, delivery_tag);
+}
+
+void RawAmqp::return_message(std::uint64_t delivery_tag, Return how) {
+    const int status = how == Return::reject
+                           ? amqp_basic_reject(state_, rpc_channel, delivery_tag, /*requeue=*/1)
+                           : amqp_basic_nack(state_, rpc_channel, delivery_tag, /*multiple=*/0,
+                                             /*requeue=*/1);
+    if (status != AMQP_STATUS_OK)
+        throw std::runtime_error(std::string("raw AMQP: returning a message: ") +
+                                 amqp_error_string2(status));
+}
+
+void RawAmqp::reopen_get_channel() {
+    check(amqp_channel_close(state_, rpc_channel, AMQP_REPLY_SUCCESS), rpc_channel,
+          "closing channel " + std::to_string(rpc_channel));
+    reopen(rpc_channel);
+}
+
+std::string RawAmqp::server_version() const {
+    const amqp_table_t *properties = amqp_get_server_properties(state_);
+    for (int i = 0; properties != nullptr && i < properties->num_entries; ++i) {
+        const amqp_table_entry_t &entry = properties->entries[i];
+        if (text_of(entry.key) == "version" && entry.value.kind == AMQP_FIELD_KIND_UTF8)
+            return text_of(entry.value.value.bytes);
+    }
+    return "";
+}
+
+std::optional<RawMessage> RawAmqp::get_from(const std::string &queue, bool auto_ack,
+                                            std::uint64_t &delivery_tag) {
     const amqp_rpc_reply_t reply =
-        amqp_basic_get(state_, rpc_channel, bytes_of(queue), /*no_ack=*/1);
+        amqp_basic_get(state_, rpc_channel, bytes_of(queue), auto_ack ? 1 : 0);
     check(reply, rpc_channel, "basic.get from '" + queue + "'");
     if (reply.reply.id == AMQP_BASIC_GET_EMPTY_METHOD) return std::nullopt;
     const auto *ok = static_cast<amqp_basic_get_ok_t *>(reply.reply.decoded);
     RawMessage result;
     result.redelivered = ok->redelivered != 0;
+    delivery_tag = ok->delivery_tag;
 
     amqp_message_t message{};
     check(amqp_read_message(state_, rpc_channel, &message, 0), rpc_channel, "reading a message");

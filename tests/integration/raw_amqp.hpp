@@ -57,6 +57,17 @@ public:
 
     // basic.get with auto-ack: the message at the head of queue, or nothing when it is empty.
     std::optional<RawMessage> get(const std::string &queue);
+    // basic.get without ack: the message stays this connection's, unsettled, until it is
+    // returned by return_message, its channel closes (reopen_get_channel) or the
+    // connection closes. delivery_tag is its tag.
+    std::optional<RawMessage> get_unsettled(const std::string &queue, std::uint64_t &delivery_tag);
+    enum class Return { reject, nack };
+    // basic.reject or basic.nack of delivery_tag with requeue.
+    void return_message(std::uint64_t delivery_tag, Return how);
+    // Closes the channel get_unsettled uses (its unsettled messages go back) and opens it again.
+    void reopen_get_channel();
+    // The "version" the broker sent in connection.start's server-properties ("4.0.5").
+    std::string server_version() const;
     // Every message of queue, in order (auto-acked).
     std::vector<RawMessage> drain(const std::string &queue);
     // Publishes body to queue on the default exchange, persistent, with the headers
@@ -76,6 +87,8 @@ public:
     void delete_queue(const std::string &queue);
 
 private:
+    std::optional<RawMessage> get_from(const std::string &queue, bool auto_ack,
+                                       std::uint64_t &delivery_tag);
     // Throws unless reply is normal; a channel the broker closed is reopened first.
     void check(amqp_rpc_reply_t reply, amqp_channel_t channel, const std::string &doing);
     void reopen(amqp_channel_t channel);

@@ -20,8 +20,8 @@ a delivery of the replaced connection was kept
 """
 
 
-def run_summary(tmp_path, entries, *extra):
-    log = tmp_path / "meson-logs" / "testlog.json"
+def run_summary(tmp_path, entries, *extra, log_name="testlog.json"):
+    log = tmp_path / "meson-logs" / log_name
     log.parent.mkdir()
     log.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
     return subprocess.run([sys.executable, str(SUMMARY), *extra, str(log)],
@@ -69,3 +69,10 @@ def test_results_not_from_meson_and_a_missing_log_count(tmp_path):
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert done.stdout.splitlines()[-1] == "1 passed, 2 failed"
+
+
+def test_a_log_kept_per_broker_version_names_the_version_of_its_failures(tmp_path):
+    done = run_summary(tmp_path, [{"name": "queuey:integration / c", "result": "FAIL"}],
+                       log_name="testlog-rabbitmq-4.0.json")
+    assert done.stdout.splitlines()[-2] == (
+        f"failed: {tmp_path}/ (rabbitmq-4.0) queuey:integration / c (FAIL)")

@@ -25,9 +25,12 @@ Acks sent(ChannelSettles &settles) {
     return acks;
 }
 
+// The ids handed back, each with " unsettled" or " acked".
 std::vector<std::string> handed_back(ChannelSettles &settles) {
     std::vector<std::string> ids;
-    settles.hand_back([&](const std::string &id) { ids.push_back(id); });
+    settles.hand_back([&](const std::string &id, bool unsettled) {
+        ids.push_back(id + (unsettled ? " unsettled" : " acked"));
+    });
     return ids;
 }
 
@@ -77,7 +80,7 @@ TEST(ChannelSettles, HandsBackWhatIsUnsettledOrAckedUnsent) {
     sent(settles);                // 1 is acked on the wire
     settles.settle(2, false);     // 2 is rejected on the wire
     settles.settle(3, true);      // 3 is acked, not sent yet; 4 is unsettled
-    EXPECT_EQ(handed_back(settles), (std::vector<std::string>{"job-3", "job-4"}));
+    EXPECT_EQ(handed_back(settles), (std::vector<std::string>{"job-3 acked", "job-4 unsettled"}));
     EXPECT_EQ(settles.unsettled_count(), 0u);
     EXPECT_EQ(sent(settles), Acks{}) << "nothing is owed after a hand-back";
     EXPECT_EQ(handed_back(settles), std::vector<std::string>{});

@@ -746,6 +746,23 @@ TEST_F(MemoryBackendTest, AMessageTtlDropsJobsThatWaitTooLong) {
     EXPECT_TRUE(snapshot.dead_lettered.empty()) << "no dead-letter exchange on the work queue";
 }
 
+TEST_F(MemoryBackendTest, OnAQuorumQueueAJobPastTheTtlGoesToTheDeadLettersAsOnRabbitMQ) {
+    QueueConfig config = queue_config("q");
+    config.type = QueueType::quorum;
+    config.message_ttl_ms = 50;
+    backend.declare(config);  // q has q.dead as its dead-letter target, as on RabbitMQ
+    const Envelope stale = job("q", 0);
+    publish_ok(backend, {stale});
+    std::this_thread::sleep_for(150ms);
+    const auto snapshot = backend.snapshot();
+    EXPECT_TRUE(snapshot.expired.empty());
+    ASSERT_EQ(snapshot.dead_lettered.size(), 1u);
+    EXPECT_EQ(snapshot.dead_lettered[0].envelope, stale);
+    EXPECT_EQ(snapshot.dead_lettered[0].reason,
+              "the broker dead-lettered it: it outlived the queue's message TTL (x-message-ttl)");
+    EXPECT_EQ(snapshot.pending("q.dead").size(), 1u);
+}
+
 TEST_F(MemoryBackendTest, WaitUntilIdleSeesExpiries) {
     QueueConfig config = queue_config("q");
     config.message_ttl_ms = 100;

@@ -102,7 +102,7 @@ TEST(TopologyHold, HasTheFourArgumentsInOrderAndNoPriority) {
     EXPECT_FALSE(hold_queue_spec(c, 1000).durable);
 }
 
-// Quorum queues (docs/broker.md, queue types): what RabbitMQ 3.10.8 accepts.
+// Quorum queues (docs/broker.md, queue types): what RabbitMQ 3.10.8 and 4.0.5 accept.
 QueueConfig quorum(std::string name) {
     QueueConfig c = config(std::move(name));
     c.type = QueueType::quorum;
@@ -114,10 +114,22 @@ TEST(TopologyQuorum, WorkQueueIsTypedAndDeclaresNoPriorityButKeepsTheDeferralPri
     c.message_ttl_ms = 60000;
     const QueueSpec spec = work_queue_spec(c);
     EXPECT_TRUE(spec.durable);
-    ASSERT_EQ(spec.arguments.size(), 2u);
+    ASSERT_EQ(spec.arguments.size(), 7u);
     expect_argument<std::string>(spec.arguments[0], "x-queue-type", "quorum");
     expect_argument<std::int64_t>(spec.arguments[1], "x-message-ttl", 60000);
     EXPECT_EQ(c.deferral_priority(), 10u) << "the envelope rule is kept for RabbitMQ 4";
+}
+
+TEST(TopologyQuorum, WorkQueueDeadLettersAJobPastItsDeliveryLimitToQDeadAtLeastOnce) {
+    const QueueSpec spec = work_queue_spec(quorum("emails"));
+    ASSERT_EQ(spec.arguments.size(), 6u);
+    expect_argument<std::int64_t>(spec.arguments[1], "x-delivery-limit", 20);
+    expect_argument<std::string>(spec.arguments[2], "x-dead-letter-exchange", "");
+    expect_argument<std::string>(spec.arguments[3], "x-dead-letter-routing-key", "emails.dead");
+    expect_argument<std::string>(spec.arguments[4], "x-dead-letter-strategy", "at-least-once");
+    expect_argument<std::string>(spec.arguments[5], "x-overflow", "reject-publish");
+    EXPECT_EQ(work_queue_spec(config("emails")).arguments.size(), 1u)
+        << "a classic queue keeps the Rust crates' arguments";
 }
 
 TEST(TopologyQuorum, DeadLettersAreTypedToo) {

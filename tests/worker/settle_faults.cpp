@@ -53,9 +53,8 @@ public:
     const QueueConfig &queue() const override { return inner_->queue(); }
     bool redelivered() const override { return inner_->redelivered(); }
     std::uint32_t lost_runs() const override { return inner_->lost_runs(); }
-    std::optional<std::uint32_t> returns_counted() const override {
-        return inner_->returns_counted();
-    }
+    bool cut_by_consumer_timeout() const override { return inner_->cut_by_consumer_timeout(); }
+    std::uint32_t broker_returns() const override { return inner_->broker_returns(); }
     bool stale() const override { return inner_->stale(); }
     bool publishing_blocked() const override {
         return faults_->publishing_blocked() || inner_->publishing_blocked();
