@@ -9,15 +9,17 @@ namespace {
 // The entry of tag in entries (sorted by tag), or nullptr.
 template <typename Entries>
 auto *entry_of(Entries &entries, std::uint64_t tag) {
-    const auto at = std::lower_bound(entries.begin(), entries.end(), tag,
-                                     [](const auto &entry, std::uint64_t t) { return entry.tag < t; });
+    const auto at =
+        std::lower_bound(entries.begin(), entries.end(), tag,
+                         [](const auto &entry, std::uint64_t t) { return entry.tag < t; });
     return at != entries.end() && at->tag == tag ? &*at : nullptr;
 }
 
 }  // namespace
 
-void ChannelSettles::delivered(std::uint64_t tag, std::string message_id) {
-    entries_.push_back({tag, State::unsettled, std::move(message_id)});
+void ChannelSettles::delivered(std::uint64_t tag, std::string message_id,
+                               Clock::time_point arrived) {
+    entries_.push_back({tag, State::unsettled, std::move(message_id), arrived});
     ++unsettled_;
 }
 

@@ -7,6 +7,7 @@
 // they outnumber the others. I/O thread only.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -16,8 +17,10 @@ namespace queuey {
 
 class ChannelSettles {
 public:
-    // A delivery was read; tags only grow on a channel.
-    void delivered(std::uint64_t tag, std::string message_id);
+    using Clock = std::chrono::steady_clock;
+
+    // A delivery was read at arrived; tags only grow on a channel.
+    void delivered(std::uint64_t tag, std::string message_id, Clock::time_point arrived = {});
     bool unsettled(std::uint64_t tag) const;
     std::size_t unsettled_count() const { return unsettled_; }
     // Behind a delivery left unsettled, settled entries are kept up to this many beyond
@@ -36,8 +39,8 @@ public:
     template <typename Ack>
     void send_acks(Ack ack);
 
-    // The channel is gone: every message id it still held goes to record(id, unsettled),
-    // unsettled or acked unsent (false); nothing is left.
+    // The channel is gone: every message id it still held goes to record(id, unsettled,
+    // arrived), unsettled or acked unsent (false); nothing is left.
     template <typename Record>
     void hand_back(Record record);
 
@@ -47,6 +50,7 @@ private:
         std::uint64_t tag;
         State state;
         std::string message_id;
+        Clock::time_point arrived;
     };
     void drop_done();
 
@@ -83,7 +87,8 @@ void ChannelSettles::send_acks(Ack ack) {
 template <typename Record>
 void ChannelSettles::hand_back(Record record) {
     for (const Entry &entry : entries_)
-        if (entry.state != State::done) record(entry.message_id, entry.state == State::unsettled);
+        if (entry.state != State::done)
+            record(entry.message_id, entry.state == State::unsettled, entry.arrived);
     entries_.clear();
     unsettled_ = 0;
     acked_ = 0;

@@ -1,10 +1,26 @@
 #include "consumer_timeout.hpp"
 
+#include <charconv>
+#include <cstdint>
+
 namespace queuey {
 
-bool closed_by_consumer_timeout(std::string_view reason) {
+std::optional<std::chrono::milliseconds> consumer_timeout_of(std::string_view reason) {
     const auto at = reason.find("delivery acknowledgement on channel");
-    return at != std::string_view::npos && reason.find("timed out", at) != std::string_view::npos;
+    if (at == std::string_view::npos || reason.find("timed out", at) == std::string_view::npos)
+        return std::nullopt;
+    constexpr std::string_view used = "Timeout value used: ";
+    const auto value = reason.find(used, at);
+    std::uint64_t ms = 0;
+    if (value != std::string_view::npos) {
+        const char *first = reason.data() + value + used.size();
+        std::from_chars(first, reason.data() + reason.size(), ms);
+    }
+    return std::chrono::milliseconds(ms);
+}
+
+bool ran_into(std::chrono::milliseconds timeout, std::chrono::steady_clock::duration age) {
+    return age >= timeout - timeout / 10;
 }
 
 std::string consumer_timeout_warning(std::string_view queue, std::string_view reason) {

@@ -106,11 +106,14 @@ bool DeliveryQueue::empty() {
     return deliveries_.empty();
 }
 
-std::unordered_set<std::string> DeliveryQueue::drop_waiting() {
+std::unordered_set<std::string> DeliveryQueue::drop_waiting(std::uint16_t channel) {
     std::lock_guard lock(mutex_);
     std::unordered_set<std::string> ids;
-    for (const IncomingDelivery &delivery : deliveries_) ids.insert(delivery.message_id);
-    deliveries_.clear();
+    std::erase_if(deliveries_, [&](const IncomingDelivery &delivery) {
+        if (delivery.channel != channel) return false;
+        ids.insert(delivery.message_id);
+        return true;
+    });
     return ids;
 }
 

@@ -63,9 +63,11 @@ public:
     bool shared() const { return shared_.load(); }
     // Nothing waits to be taken.
     bool empty();
-    // Removes the deliveries that wait to be taken (of a channel just closed: stale) and
-    // returns their message ids: the jobs of that channel that no consumer started.
-    std::unordered_set<std::string> drop_waiting();
+    // Removes the deliveries of channel that wait to be taken (a channel just closed: they
+    // are stale) and returns their message ids: the jobs of that channel that no consumer
+    // started. The queue may hold other channels' deliveries too (a consumer of several
+    // queues): they stay.
+    std::unordered_set<std::string> drop_waiting(std::uint16_t channel);
 
 private:
     // A thread asleep in pop(), on its own stack. Whoever ends its wait takes it off

@@ -783,7 +783,7 @@ void RabbitConnection::hand_over(IncomingDelivery delivery) {
     for (const auto &subscription : subscriptions_) {
         if (subscription->channel != delivery.channel) continue;
         delivery.generation = subscription->generation.load();
-        subscription->settles.delivered(delivery.delivery_tag, delivery.message_id);
+        subscription->settles.delivered(delivery.delivery_tag, delivery.message_id, Clock::now());
         subscription->deliveries->push(std::move(delivery));
         if (handed_to_.empty() || handed_to_.back() != subscription->deliveries)
             handed_to_.push_back(subscription->deliveries);
@@ -923,9 +923,9 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
     if (found == subscriptions_.end()) return;
     const std::shared_ptr<Subscription> subscription = *found;  // a copy: it may be erased
     subscription->generation++;  // what it delivered before is stale now
-    const bool cut_runs = closed_by_consumer_timeout(text);
-    hand_back(*subscription, cut_runs);
-    if (cut_runs && !std::exchange(consumer_timeout_logged_, true))
+    const std::optional<std::chrono::milliseconds> timeout = consumer_timeout_of(text);
+    hand_back(*subscription, timeout);
+    if (timeout && !std::exchange(consumer_timeout_logged_, true))
         options_.logger.warn(consumer_timeout_warning(subscription->queue, text));
     if (subscription->cancelled_by_broker) {
         // Waiting to consume again: then on a channel opened anew.
@@ -1066,14 +1066,19 @@ void RabbitConnection::restore() {
     }
 }
 
-void RabbitConnection::hand_back(Subscription &subscription, bool cut_runs) {
-    const std::unordered_set<std::string> not_started =
-        cut_runs ? subscription.deliveries->drop_waiting() : std::unordered_set<std::string>{};
-    subscription.settles.hand_back([&](const std::string &message_id, bool unsettled) {
-        const bool cut = cut_runs && unsettled && !not_started.contains(message_id);
-        own_redeliveries_.record(message_id,
-                                 cut ? OwnReturn::cut_by_consumer_timeout : OwnReturn::given_back);
-    });
+void RabbitConnection::hand_back(Subscription &subscription,
+                                 std::optional<std::chrono::milliseconds> consumer_timeout) {
+    const std::unordered_set<std::string> not_started = consumer_timeout
+                                                            ? subscription.deliveries->drop_waiting(subscription.channel)
+                                                            : std::unordered_set<std::string>{};
+    const auto now = Clock::now();
+    subscription.settles.hand_back(
+        [&](const std::string &message_id, bool unsettled, Clock::time_point arrived) {
+            const bool cut = consumer_timeout && unsettled && !not_started.contains(message_id) &&
+                             ran_into(*consumer_timeout, now - arrived);
+            own_redeliveries_.record(
+                message_id, cut ? OwnReturn::cut_by_consumer_timeout : OwnReturn::given_back);
+        });
 }
 
 amqp_channel_t RabbitConnection::free_channel() const {

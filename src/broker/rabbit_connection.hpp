@@ -370,9 +370,11 @@ private:
     amqp_channel_t free_channel() const;
     // The channel's unsettled deliveries and unsent acks go back to the broker with it:
     // records them as this process's own redeliveries and forgets their tags. Closed by
-    // the broker's consumer timeout (cut_runs), the unsettled ones that a consumer took
-    // (not among its deliveries' waiting ones) are recorded as runs the timeout cut.
-    void hand_back(Subscription &subscription, bool cut_runs = false);
+    // the broker's consumer timeout, the unsettled ones that a consumer took (not among
+    // its deliveries' waiting ones) and that ran into the timeout are recorded as runs the
+    // timeout cut; the others cost nothing (consumer_timeout.hpp).
+    void hand_back(Subscription &subscription,
+                   std::optional<std::chrono::milliseconds> consumer_timeout = std::nullopt);
     void fail_everything(const Error &error);
 
     const ConnectionOptions options_;

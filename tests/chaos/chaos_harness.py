@@ -27,6 +27,8 @@ PROBE = os.environ.get("QUEUEY_BROKER_PROBE", "")
 
 # The reason of a job whose lost-run budget (max_lost_runs, default 3) is spent.
 LOST_BUDGET_REASON = "lost 3 times: the worker was lost while running the job"
+CUT_BUDGET_REASON = ("lost 3 times: the broker's consumer timeout closed the channel while the job ran (a job "
+                     "longer than the queue's consumer timeout; docs/worker.md, long jobs)")
 # How far past its timeout a call may return and still count as bounded.
 CALL_SLACK_MS = 2000
 # How many of an agent's log lines are passed on to the test's stderr (a restarted
@@ -40,11 +42,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_script(script: str, *args: str, check: bool = True) -> str:
-    """Runs scripts/SCRIPT (broker, cluster) with args; its stdout. With check, a failure
-    raises with the script's stderr."""
+def run_script(script: str, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
+    """Runs scripts/SCRIPT (broker, cluster) with args, and env added to the environment;
+    its stdout. With check, a failure raises with the script's stderr."""
     done = subprocess.run([str(SOURCE_ROOT / "scripts" / script), *args], capture_output=True, text=True,
-                          timeout=240)
+                          timeout=240, env={**os.environ, **(env or {})})
     if check and done.returncode != 0:
         raise RuntimeError(f"scripts/{script} {' '.join(args)} failed: {done.stderr.strip()}")
     return done.stdout
@@ -68,12 +70,14 @@ def parse_env(text: str) -> dict[str, str]:
 class Broker:
     """The suite's own RabbitMQ node in DIR, driven through scripts/broker."""
 
-    def __init__(self, directory: str):
+    def __init__(self, directory: str, settings: dict[str, str] | None = None):
+        """settings: scripts/broker's variables for start (QUEUEY_BROKER_CONF, ...)."""
         self.dir = directory
+        self.settings = settings or {}
         self.env: dict[str, str] = {}
 
     def _script(self, *args: str, check: bool = True) -> str:
-        return run_script("broker", *args, check=check)
+        return run_script("broker", *args, check=check, env=self.settings)
 
     def start(self) -> None:
         self.env = parse_env(self._script("start", self.dir))

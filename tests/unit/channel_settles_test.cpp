@@ -28,7 +28,7 @@ Acks sent(ChannelSettles &settles) {
 // The ids handed back, each with " unsettled" or " acked".
 std::vector<std::string> handed_back(ChannelSettles &settles) {
     std::vector<std::string> ids;
-    settles.hand_back([&](const std::string &id, bool unsettled) {
+    settles.hand_back([&](const std::string &id, bool unsettled, ChannelSettles::Clock::time_point) {
         ids.push_back(id + (unsettled ? " unsettled" : " acked"));
     });
     return ids;

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <string>
+#include <unordered_set>
 #include <thread>
 #include <vector>
 
@@ -42,6 +44,21 @@ TEST(DeliveryQueue, DeliveriesPushedFirstAreTakenInOrderWithoutWaiting) {
     EXPECT_EQ(queue.pop(Clock::time_point::min())->delivery_tag, 2u);
     EXPECT_TRUE(queue.empty());
     EXPECT_FALSE(queue.pop(Clock::time_point::min()).has_value());
+}
+
+TEST(DeliveryQueue, DroppingAClosedChannelsWaitingDeliveriesLeavesTheOthers) {
+    DeliveryQueue queue;
+    for (std::uint64_t tag = 1; tag <= 4; ++tag) {
+        IncomingDelivery delivery = tagged(tag);
+        delivery.channel = tag % 2 == 0 ? 3 : 4;  // two queues' channels share the queue
+        delivery.message_id = "job-" + std::to_string(tag);
+        queue.push(std::move(delivery));
+    }
+    EXPECT_EQ(queue.drop_waiting(3), (std::unordered_set<std::string>{"job-2", "job-4"}));
+    EXPECT_EQ(queue.pop(Clock::time_point::min())->delivery_tag, 1u);
+    EXPECT_EQ(queue.pop(Clock::time_point::min())->delivery_tag, 3u);
+    EXPECT_TRUE(queue.empty());
+    EXPECT_TRUE(queue.drop_waiting(4).empty());
 }
 
 TEST(DeliveryQueue, AWaitEndsEmptyAtItsDeadlineAndLeavesNoWaiterBehind) {

@@ -595,7 +595,9 @@ TEST_P(WorkerBehaviour, MalformedBodyIsDeadLetteredCountedAndLogged) {
     const QueueConfig q = declare();
     Warnings warnings;
     Runs runs;
-    const auto [worker, logger] = succeeding_worker_recording(q, runs, warnings);
+    const Recorded recorded = succeeding_worker_recording(q, runs, warnings);
+    Worker &worker = recorded.worker;  // not a structured binding: lambdas capture it
+    const queuey::Logger &logger = recorded.logger;
     const std::string secret(5000, 's');  // the body must not end up in the log
     publish_malformed(q.name, R"({"secret":")" + secret + R"("})");
     const Envelope fine = enqueue(q.name);
@@ -630,7 +632,9 @@ TEST_P(WorkerBehaviour, MalformedBodyThatCannotBeCopiedIsDroppedCountedAndLogged
         GTEST_SKIP() << "the memory backend cannot remove a queue: its copy cannot fail";
     Warnings warnings;
     Runs runs;
-    const auto [worker, logger] = succeeding_worker_recording(q, runs, warnings);
+    const Recorded recorded = succeeding_worker_recording(q, runs, warnings);
+    Worker &worker = recorded.worker;  // not a structured binding: lambdas capture it
+    const queuey::Logger &logger = recorded.logger;
     publish_malformed(q.name, "{}");
     WorkerThread &thread = start(worker);
     EXPECT_TRUE(wait_until([&] { return worker.counters().dropped_malformed >= 1; }, 10s));
@@ -842,7 +846,9 @@ TEST_P(WorkerBehaviour, OnAQuorumQueueAJobTakenBackOftenAtNoCostIsRepublishedAnd
 
     Warnings warnings;
     Runs runs;
-    const auto [worker, logger] = succeeding_worker_recording(q, runs, warnings);
+    const Recorded recorded = succeeding_worker_recording(q, runs, warnings);
+    Worker &worker = recorded.worker;  // not a structured binding: lambdas capture it
+    const queuey::Logger &logger = recorded.logger;
     WorkerThread &thread = start(worker);
     ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }));
     thread.stop();
