@@ -667,6 +667,7 @@ void RabbitConnection::read_frames() {
     // nothing costs a recv and a poll: read what is buffered, or what poll saw.
     amqp_frame_t frame;
     std::size_t pooled_body_bytes = 0;
+    turn_read_at_.reset();
     for (int i = 0; i < frames_per_turn; ++i) {
         if (!session_->has_buffered_input() && !std::exchange(socket_readable_, false)) break;
         if (!session_->next_frame(frame)) break;
@@ -783,7 +784,8 @@ void RabbitConnection::hand_over(IncomingDelivery delivery) {
     for (const auto &subscription : subscriptions_) {
         if (subscription->channel != delivery.channel) continue;
         delivery.generation = subscription->generation.load();
-        subscription->settles.delivered(delivery.delivery_tag, delivery.message_id, Clock::now());
+        if (!turn_read_at_) turn_read_at_ = Clock::now();  // one clock read per turn
+        subscription->settles.delivered(delivery.delivery_tag, delivery.message_id, *turn_read_at_);
         subscription->deliveries->push(std::move(delivery));
         if (handed_to_.empty() || handed_to_.back() != subscription->deliveries)
             handed_to_.push_back(subscription->deliveries);
@@ -1068,9 +1070,9 @@ void RabbitConnection::restore() {
 
 void RabbitConnection::hand_back(Subscription &subscription,
                                  std::optional<std::chrono::milliseconds> consumer_timeout) {
-    const std::unordered_set<std::string> not_started = consumer_timeout
-                                                            ? subscription.deliveries->drop_waiting(subscription.channel)
-                                                            : std::unordered_set<std::string>{};
+    const std::unordered_set<std::string> not_started =
+        consumer_timeout ? subscription.deliveries->drop_waiting(subscription.channel)
+                         : std::unordered_set<std::string>{};
     const auto now = Clock::now();
     subscription.settles.hand_back(
         [&](const std::string &message_id, bool unsettled, Clock::time_point arrived) {

@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -387,6 +388,9 @@ private:
     PendingDeclares declares_;                                  // I/O thread only
     std::uint64_t max_message_size_;                            // I/O thread only
     bool consumer_timeout_logged_ = false;                      // I/O thread only
+    // When the reader's turn read its first delivery: every delivery's arrival time in
+    // ChannelSettles (read once per turn, not per delivery; the reader only).
+    std::optional<Clock::time_point> turn_read_at_;
     std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
     // The delivery queues read_frames handed deliveries to in this turn (the reader only).
     std::vector<std::shared_ptr<DeliveryQueue>> handed_to_;

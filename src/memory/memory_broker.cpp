@@ -323,10 +323,10 @@ MalformedBody MemoryBroker::dead_letter_malformed_locked(const MemorySubscriptio
 void MemoryBroker::record_expired_locked(const std::string &queue,
                                          std::vector<MemoryMessage> &expired) {
     if (expired.empty()) return;
-    const std::optional<std::string> &target = existing(queues_, queue).queue.dead_letter_target();
+    const MemoryQueue &found = existing(queues_, queue).queue;
     for (MemoryMessage &message : expired) {
-        if (target)
-            broker_dead_letter_locked(queue, std::move(message), "expired");
+        if (found.dead_letter_target())
+            broker_dead_letter_locked(found, std::move(message), "expired");
         else
             history_.expired({queue, std::move(message.envelope)});
     }
@@ -334,22 +334,22 @@ void MemoryBroker::record_expired_locked(const std::string &queue,
     idle_changed_.notify_all();
 }
 
-void MemoryBroker::broker_dead_letter_locked(const std::string &queue, MemoryMessage message,
+void MemoryBroker::broker_dead_letter_locked(const MemoryQueue &queue, MemoryMessage message,
                                              std::string_view why) {
-    const std::optional<std::string> &target = existing(queues_, queue).queue.dead_letter_target();
-    history_.dead_lettered({queue, message.envelope, broker_death_reason(why), {}});
+    history_.dead_lettered({queue.name(), message.envelope, broker_death_reason(why), {}});
     message.dead_letter_headers = publish_properties(message.envelope).headers;
     message.dead_letter_headers.push_back(
         {std::string(first_death_reason_header), std::string(why)});
-    message.dead_letter_headers.push_back({std::string(first_death_queue_header), queue});
+    message.dead_letter_headers.push_back({std::string(first_death_queue_header), queue.name()});
     // As on RabbitMQ, a message whose target does not exist is dropped; q.dead always does.
-    if (target) route_locked(*target, std::move(message), Clock::now());
+    if (const std::optional<std::string> &target = queue.dead_letter_target())
+        route_locked(*target, std::move(message), Clock::now());
     idle_changed_.notify_all();
 }
 
 void MemoryBroker::requeue_locked(MemoryQueue &queue, QueuedMessage message, bool redelivered) {
     if (std::optional<QueuedMessage> past = queue.requeue(std::move(message), redelivered))
-        broker_dead_letter_locked(queue.name(), std::move(past->message), "delivery_limit");
+        broker_dead_letter_locked(queue, std::move(past->message), "delivery_limit");
 }
 
 void MemoryBroker::expire_all_locked(Clock::time_point now) {

@@ -137,7 +137,7 @@ private:
     void record_expired_locked(const std::string &queue, std::vector<MemoryMessage> &expired);
     // What RabbitMQ does when it dead-letters a message of queue itself (why: its
     // x-first-death-reason): to the queue's dead-letter target, without queuey's headers.
-    void broker_dead_letter_locked(const std::string &queue, MemoryMessage message,
+    void broker_dead_letter_locked(const MemoryQueue &queue, MemoryMessage message,
                                    std::string_view why);
     // Puts a delivered message back in queue, or dead-letters it past its delivery limit.
     void requeue_locked(MemoryQueue &queue, QueuedMessage message, bool redelivered);
