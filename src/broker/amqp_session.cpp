@@ -404,6 +404,12 @@ void AmqpSession::reject(amqp_channel_t channel, std::uint64_t delivery_tag, boo
                  "rejecting a delivery");
 }
 
+void AmqpSession::requeue_unacknowledged(amqp_channel_t channel) {
+    spend_room(small_write_most);
+    // Delivery tag 0 with multiple: every outstanding delivery (AMQP 0-9-1, basic.nack).
+    check_status(amqp_basic_nack(state_, channel, 0, 1, 1), "returning deliveries to the queue");
+}
+
 void AmqpSession::confirm_channel_closed(amqp_channel_t channel) {
     amqp_channel_close_ok_t close_ok{};
     spend_room(small_write_most);

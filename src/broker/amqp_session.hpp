@@ -78,6 +78,8 @@ public:
     // With multiple, also every earlier unacknowledged delivery of the channel.
     void ack(amqp_channel_t channel, std::uint64_t delivery_tag, bool multiple = false);
     void reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue);
+    // Returns every unacknowledged delivery of the channel to its queue (a nack of all).
+    void requeue_unacknowledged(amqp_channel_t channel);
     // Answers a channel.close from the broker.
     void confirm_channel_closed(amqp_channel_t channel);
     // Answers a connection.close from the broker; the connection is over (no close of

@@ -549,10 +549,15 @@ void RabbitConnection::give_back(const std::shared_ptr<BorrowedChannel> &borrowe
     post(FunctionCommand{[this, borrowed, done](AmqpSession &session) {
                              std::erase(borrowed_, borrowed);
                              // Answered once the broker took back what the channel held: a caller
-                             // that counts the queue next sees every message.
+                             // that counts the queue next sees every message. The close alone does
+                             // not promise that on RabbitMQ 4, whose queue may learn of the closed
+                             // channel after the close-ok; a nack of all, read by the channel
+                             // before the close, puts the return ahead of the answer.
                              try {
-                                 if (std::exchange(borrowed->open, false))
+                                 if (std::exchange(borrowed->open, false)) {
+                                     session.requeue_unacknowledged(borrowed->channel);
                                      session.close_channel(borrowed->channel);
+                                 }
                              } catch (...) {
                                  done->set_value();
                                  throw;

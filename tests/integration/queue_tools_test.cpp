@@ -372,6 +372,24 @@ TEST_F(QueueToolsOnRabbitMQ, ABodyThatIsNoEnvelopeIsShownAndLeftWhenTheOthersAre
     EXPECT_EQ(raw.message_count(q), 1u);
 }
 
+// A browse returns what it read before it ends: a count taken next, on another connection,
+// sees every message (RabbitMQ 4 answers a channel's close before its queue takes back
+// what the channel held).
+TEST_F(QueueToolsOnRabbitMQ, ACountRightAfterABrowseSeesEveryMessage) {
+    const std::string q = new_queue();
+    queuey::Client client(endpoint().url);
+    client.declare(queuey::QueueConfig(q));
+    queuey::Producer producer(client);
+    for (int n = 0; n < 3; ++n) producer.enqueue(queuey::Envelope("it.counted", q, "{}"));
+    RawAmqp raw(endpoint());
+    for (int round = 0; round < 100; ++round) {
+        std::size_t seen = 0;
+        client.browse(q, [&](const queuey::MessageView &) { return ++seen != 0; });
+        ASSERT_EQ(seen, 3u);
+        ASSERT_EQ(raw.message_count(q), 3u) << "round " << round;
+    }
+}
+
 TEST_F(QueueToolsOnRabbitMQ, ALetterWhoseQueueIsGoneStaysInTheDeadLetterQueue) {
     const std::string q = new_queue();
     queuey::Client client(endpoint().url);
