@@ -1,5 +1,6 @@
 // qy_client_options_* and qy_client_*: choosing and opening a backend.
 #include "guard.hpp"
+#include "stderr_log.hpp"
 
 #include "../src/broker/amqp_url.hpp"
 
@@ -25,7 +26,7 @@ extern "C" {
 
 qy_status qy_client_options_new(qy_client_options **out, qy_error **err) {
     return make_handle(out, err, [] {
-        return qy_client_options{queuey::RabbitBackendOptions{}, nullptr};
+        return qy_client_options{queuey::RabbitBackendOptions{}, queuey::capi::stderr_log_sink()};
     });
 }
 
@@ -110,7 +111,8 @@ qy_status qy_client_new(const char *url, const qy_client_options *opts, qy_clien
                         qy_error **err) {
     return make_handle(out, err, [&] {
         queuey::RabbitBackendOptions options = opts ? opts->rabbit : queuey::RabbitBackendOptions{};
-        queuey::Logger logger = queuey::Logger::dispatching_to(opts ? opts->log : nullptr);
+        queuey::Logger logger =
+            queuey::Logger::dispatching_to(opts ? opts->log : queuey::capi::stderr_log_sink());
         options.connection.logger = logger;
         const std::string_view address = require_text(url, "url");
         if (address == memory_url) {

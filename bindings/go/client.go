@@ -42,7 +42,7 @@ func dial(url string, opts []Option) (*C.qy_client, error) {
 		return nil, err
 	}
 	defer C.qy_client_options_free(o)
-	for _, opt := range opts {
+	for _, opt := range append([]Option{defaultLog}, opts...) {
 		if err := opt.apply(o, &args); err != nil {
 			return nil, err
 		}

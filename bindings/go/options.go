@@ -5,6 +5,8 @@ package queuey
 import "C"
 
 import (
+	"context"
+	"log/slog"
 	"math"
 	"time"
 )
@@ -127,7 +129,8 @@ func (l LogLevel) String() string {
 // delivers what is still queued (for up to 2 s); lines logged after it are dropped.
 type Logger func(level LogLevel, message string)
 
-// WithLogger routes queuey's log lines to log; without it queuey is silent.
+// WithLogger routes queuey's log lines to log; WithLogger(nil) silences queuey. Without
+// WithLogger or WithSlog, Dial logs to log/slog's default logger.
 func WithLogger(log Logger) Option {
 	return optionCall(func(o *C.qy_client_options, args *cArgs, err **C.qy_error) C.qy_status {
 		if log == nil {
@@ -135,6 +138,34 @@ func WithLogger(log Logger) Option {
 		}
 		return C.qy_client_options_set_log(o, C.qy_log_fn(C.queuey_log), newUserData(log), C.qy_destroy_fn(C.queuey_release), err)
 	})
+}
+
+// WithSlog routes queuey's log lines to l at their levels (a nil l silences queuey).
+func WithSlog(l *slog.Logger) Option {
+	if l == nil {
+		return WithLogger(nil)
+	}
+	return WithLogger(func(level LogLevel, message string) {
+		l.Log(context.Background(), level.slogLevel(), message)
+	})
+}
+
+// defaultLog sends the lines to slog.Default() as it is when each is logged, so that a
+// program that sets its default logger after Dial still gets them.
+var defaultLog = WithLogger(func(level LogLevel, message string) {
+	slog.Default().Log(context.Background(), level.slogLevel(), message)
+})
+
+func (l LogLevel) slogLevel() slog.Level {
+	switch l {
+	case LogDebug:
+		return slog.LevelDebug
+	case LogInfo:
+		return slog.LevelInfo
+	case LogWarn:
+		return slog.LevelWarn
+	}
+	return slog.LevelError
 }
 
 func cBool(b bool) C.int {

@@ -1,9 +1,14 @@
 package queuey_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -270,14 +275,93 @@ func TestLoggerReceivesWorkerWarnings(t *testing.T) {
 		})
 	})
 	id := f.enqueue(t, "slow", nil)
-	select {
-	case line := <-lines:
-		if want := "warn: job " + id + " returned after it had timed out"; !strings.HasPrefix(line, want) {
-			t.Errorf("log line %q, want it to start with %q", line, want)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no log line")
+	// The timed-out run's retry (three attempts), and the handler's late return: from two
+	// threads, in either order.
+	wanted := map[string]bool{
+		"warn: job " + id + " (type `slow`, queue logged) failed at attempt 1: job timed out after 1ms; retried as attempt 2 in ": false,
+		"warn: job " + id + " returned after it had timed out":                                                                    false,
 	}
+	for seen := 0; seen < len(wanted); {
+		select {
+		case line := <-lines:
+			for prefix, found := range wanted {
+				if !found && strings.HasPrefix(line, prefix) {
+					wanted[prefix] = true
+					seen++
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("log lines missing: %v", wanted)
+		}
+	}
+}
+
+// Without WithLogger, the lines go to log/slog's default logger at their levels (issue
+// 41: a Go worker said nothing of a dead letter); WithLogger(nil) silences them.
+func TestLinesGoToSlogByDefault(t *testing.T) {
+	var mutex sync.Mutex
+	var text bytes.Buffer
+	previous := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(lockedWriter{&mutex, &text}, nil)))
+	t.Cleanup(func() { slog.SetDefault(previous) })
+	for _, silenced := range []bool{false, true} {
+		var opts []queuey.Option
+		if silenced {
+			opts = append(opts, queuey.WithLogger(nil))
+		}
+		client, err := queuey.Dial(context.Background(), "memory://", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &fixture{backend: memoryBackend, client: client, queue: fmt.Sprint("slogged-", silenced), ctx: testContext(t)}
+		if err := client.Declare(f.ctx, queuey.NewQueueConfig(f.queue)); err != nil {
+			t.Fatal(err)
+		}
+		if f.producer, err = client.NewProducer(); err != nil {
+			t.Fatal(err)
+		}
+		w, err := client.NewWorker(f.queue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		id := f.enqueue(t, "nobody", nil)
+		deadline := time.Now().Add(10 * time.Second)
+		for w.Counter(queuey.CounterDeadLetteredUnknownType) == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		w.Close()
+		f.producer.Close()
+		client.Close() // delivers the lines still queued
+		mutex.Lock()
+		got := text.String()
+		text.Reset()
+		mutex.Unlock()
+		want := fmt.Sprintf("level=ERROR msg=\"job %s (type `nobody`, queue %s) dead-lettered to %s.dead at attempt 1: no handler for job type `nobody`\"", id, f.queue, f.queue)
+		if silenced && got != "" {
+			t.Errorf("WithLogger(nil) logged %q", got)
+		}
+		if !silenced && !strings.Contains(got, want) {
+			t.Errorf("slog got %q, want a line with %q", got, want)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mutex *sync.Mutex
+	out   io.Writer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mutex.Lock()
+	defer w.mutex.Unlock()
+	return w.out.Write(p)
 }
 
 // Cancelling Run's ctx stops the worker gracefully: the jobs it had received run and

@@ -442,8 +442,10 @@ typedef void (*qy_log_fn)(qy_log_level level, const char *message, void *user_da
 typedef void (*qy_destroy_fn)(void *user_data);
 
 /**
- * Routes queuey's log lines (reconnects, settle failures, blocked publishing, ...) to
- * fn; without it queuey is silent and starts no thread for logging.
+ * Routes queuey's log lines (reconnects, settle failures, blocked publishing, failed
+ * handlers, dead letters, ...) to fn. Without a call, a client writes its warnings and
+ * errors to stderr, one line each ("queuey: warning: ..."; before 0.2.0 it was silent);
+ * with a NULL fn it is silent and starts no thread for logging.
  *
  * Thread: each client made from these options calls fn on a log thread of its own,
  * started by qy_client_new() (which fails with QY_ERR_NO_MEMORY when the system refuses
@@ -461,7 +463,7 @@ typedef void (*qy_destroy_fn)(void *user_data);
  *
  * destroy (may be NULL) is called with user_data once nothing uses fn any more: the
  * options and the clients made from them are freed, or another call replaced fn; it may
- * run on a client's log thread. A NULL fn removes the callback (and user_data is
+ * run on a client's log thread. A NULL fn silences the client (and user_data is
  * destroyed before the call returns). On failure destroy is called before this function
  * returns (see Callbacks at the top).
  * @since 0.1.0

@@ -350,6 +350,10 @@ public:
         return invoke(qy_client_options_set_log, trampoline, new F(std::move(fn)),
                       detail::destroy<F>);
     }
+    /** No log at all; without log() or this, warnings and errors go to stderr. */
+    ClientOptions &no_log() {
+        return invoke(qy_client_options_set_log, qy_log_fn{nullptr}, nullptr, qy_destroy_fn{nullptr});
+    }
 };
 
 /** The RabbitMQ queue type of a logical queue's queues (qy_queue_type). */

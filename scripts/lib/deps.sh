@@ -71,10 +71,11 @@ queuey_install_deps() {
 
 # Python modules of the bindings suite, for the python3 that Meson finds (pip; Debian's
 # own python3 refuses pip installs (PEP 668), so there Debian's python3-MODULE packages,
-# with the module's underscores as hyphens). prometheus_client: queuey.metrics' tests.
+# with the module's underscores as hyphens). prometheus_client: queuey.metrics' tests;
+# mypy: the handler type's test (test_handler_types.py).
 # Not meson-python: pip fetches it and meson from PyPI into the build environment of
 # `pip wheel .` (test python_wheel), as it does for a user's `pip install .`.
-QUEUEY_PYTHON_MODULES=(cffi pytest prometheus_client)
+QUEUEY_PYTHON_MODULES=(cffi pytest prometheus_client mypy)
 
 queuey_install_python_deps() {
     local module missing=()

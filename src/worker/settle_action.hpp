@@ -21,7 +21,7 @@ struct SettleAction {
     std::atomic<std::uint64_t> *counter = nullptr;
     Envelope next{};                    // retry, defer: the successor
     std::chrono::nanoseconds delay{0};  // retry, defer: its hold
-    std::string reason{};               // dead_letter
+    std::string reason{};               // dead_letter; retry: the failure it follows
     // dead_letter: its x-exception (empty: none); retry: the same, kept for the dead
     // letter that a refused hold turns it into.
     std::string exception{};

@@ -3,6 +3,7 @@
 #include "../error.hpp"
 #include "../malformed_body_log.hpp"
 #include "lost_runs.hpp"
+#include "outcome_log.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -16,19 +17,6 @@ constexpr std::chrono::milliseconds idle_poll{100};
 // How often a settle held up by a broker that blocks publishing looks again: trying
 // costs nothing while it is blocked, and the job should go on soon after it unblocks.
 constexpr std::chrono::milliseconds blocked_recheck{250};
-
-// "250ms", "1.5s", "30s": a duration as the dead-letter reasons and the log show it.
-std::string format_duration(std::chrono::milliseconds duration) {
-    const auto ms = duration.count();
-    if (ms < 1000) return std::to_string(ms) + "ms";
-    std::string seconds = std::to_string(ms / 1000);
-    if (const auto rest = ms % 1000) {
-        std::string fraction = std::to_string(1000 + rest).substr(1);
-        fraction.erase(fraction.find_last_not_of('0') + 1);
-        seconds += "." + fraction;
-    }
-    return seconds + "s";
-}
 
 // Counts and logs the bodies the consumer settled itself because they were no envelope.
 class MalformedBodyCounter final : public ConsumerObserver {
@@ -310,6 +298,7 @@ SettleAction Worker::retry_or_give_up(const Delivery &delivery, const JobOutcome
                 .counter = &counters_.retried,
                 .next = envelope.next_attempt(),
                 .delay = *delay,
+                .reason = outcome.message,
                 .exception = outcome.exception};
     const std::uint32_t max_attempts = std::max<std::uint32_t>(policy.max_attempts, 1);
     return dead_letter(
@@ -458,6 +447,7 @@ std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {
     }
     if (action.counter) ++*action.counter;
     count_outcome(delivery, action);
+    log_settled(options_.logger, action, delivery.envelope());
     return std::nullopt;
 }
 

@@ -58,6 +58,8 @@ def _options(fallback_urls: Iterable[str], connection_name: str | None, heartbea
         call(lib.qy_client_options_set_reconnect, opts, attempts, 500, 2.0, 30000, 1)
     if logger is not None:
         _log.route(opts, logger)
+    else:  # the library's own default is stderr
+        call(lib.qy_client_options_set_log, opts, ffi.NULL, ffi.NULL, ffi.NULL)
     return opts
 
 

@@ -2,18 +2,22 @@
 
 Handlers run on the C worker's threads; cffi takes the GIL for each call, so handlers
 are ordinary Python functions (run one at a time unless they release the GIL, as I/O
-does). Nothing a handler raises reaches C: see _dispatch.
+does). A coroutine function (async def) is a handler too: its coroutine runs on an
+event loop the worker owns (_event_loop). Nothing a handler raises reaches C: see
+_dispatch.
 """
 from __future__ import annotations
 
 import enum
+import inspect
 import logging
 import signal
 import threading
 import traceback
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, TypeVar, Union
 
 from . import _convert, _exit
+from ._event_loop import EventLoopThread
 from ._ffi import call, call_for_bytes, check, ffi, lib, new_err
 from ._handle import Handle
 from .client import Client
@@ -25,7 +29,9 @@ from .outcomes import Defer, Fatal, Retry
 
 log = logging.getLogger("queuey")
 
-Handler = Callable[[Job], Any]
+# A handler returns nothing: the job succeeded. Any other outcome is raised (Retry,
+# Fatal, Defer, or any exception: a retry). A coroutine function is awaited.
+Handler = Union[Callable[[Job], None], Callable[[Job], Awaitable[None]]]
 DeadLetterHook = Callable[[Envelope, str], Any]
 _F = TypeVar("_F", bound=Handler)
 
@@ -76,7 +82,9 @@ def _settle(job: Any, exc: BaseException) -> int:
                 lib.qy_job_set_retry_policy(job, policy, err)
         error = str(exc) or "Retry"
     else:
-        log.warning("handler failed, the job will be retried", exc_info=exc)
+        # The library logs what becomes of the job (retried, or dead-lettered on its
+        # last attempt); the traceback is in its x-exception header and here.
+        log.debug("handler raised", exc_info=exc)
         error = _exception_text(exc)
     lib.qy_job_set_error(job, _message(error), err)
     return int(lib.QY_JOB_RETRY)
@@ -94,11 +102,24 @@ def _exception_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+class _Registration:
+    """What a handler's user_data reaches: the function, and the loop of its worker."""
+
+    __slots__ = ("fn", "event_loop")
+
+    def __init__(self, fn: Handler, event_loop: EventLoopThread) -> None:
+        self.fn, self.event_loop = fn, event_loop
+
+
 def _dispatch(job: Any, user_data: Any) -> int:
-    handler = ffi.from_handle(user_data)
+    registration = ffi.from_handle(user_data)
     context = Job(job)
     try:
-        handler(context)
+        result = registration.fn(context)
+        if inspect.isawaitable(result):  # an async def, or a function returning a coroutine
+            registration.event_loop.run(result, lambda: bool(lib.qy_job_cancelled(job)))
+        elif isinstance(result, (Retry, Fatal, Defer)):
+            raise result  # returned where it should be raised: it is still the outcome
         return int(lib.QY_JOB_SUCCESS)
     except BaseException as exc:  # noqa: B902 - nothing may propagate into C
         try:
@@ -150,6 +171,7 @@ class Worker(Handle):
         super().__init__(out[0], lib.qy_worker_free)
         self._client = client
         self._keep: list[Any] = []  # the user_data handles the library holds
+        self._event_loop = EventLoopThread()  # for coroutine handlers, started when needed
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.set_concurrency(concurrency)
@@ -174,11 +196,12 @@ class Worker(Handle):
         return register
 
     def add_handler(self, job_type: str, fn: Handler, *, retry: RetryPolicy | None = None) -> None:
-        """Registers fn(job) for job_type, with an optional policy of its own. A second
-        handler for the same type raises InvalidArgumentError."""
+        """Registers fn(job) for job_type, with an optional policy of its own: a function,
+        or a coroutine function run on the worker's event loop. A second handler for the
+        same type raises InvalidArgumentError."""
         if not callable(fn):
             raise TypeError(f"a handler must be callable, not {type(fn).__name__}")
-        handle = ffi.new_handle(fn)
+        handle = ffi.new_handle(_Registration(fn, self._event_loop))
         with with_policy(retry) as policy:
             call(lib.qy_worker_register, self._p, _convert.text(job_type, "job_type"),
                  _HANDLER_CB, handle, ffi.NULL, policy)
@@ -228,6 +251,7 @@ class Worker(Handle):
                 signal.signal(signum, handler)
             _exit.running_workers.discard(self)
             self._thread = None
+            self._event_loop.stop()
         check(*result[0])
 
     def _trap_signals(self) -> dict[int, Any]:
@@ -284,6 +308,7 @@ class Worker(Handle):
         if thread is not None and thread is not threading.current_thread():
             self.shutdown()
             thread.join()
+        self._event_loop.stop()
         super().close()
 
 

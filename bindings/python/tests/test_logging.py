@@ -95,10 +95,43 @@ def test_a_handler_that_raises_loses_its_line_and_nothing_else():
             second = run_a_job_past_its_timeout(client)
     finally:
         logger.removeHandler(handler)
-    # The exception stayed in Python; the log thread went on with the next line.
-    assert handler.messages == [f"job {first} {TIMED_OUT}", f"job {second} {TIMED_OUT}"]
+    # The exception stayed in Python; the log thread went on with the next lines (each
+    # job's dead letter, then its handler's late return).
+    assert [m for m in handler.messages if TIMED_OUT in m] == [
+        f"job {first} {TIMED_OUT}", f"job {second} {TIMED_OUT}"]
+    assert len(handler.messages) == 4 and "dead-lettered" in handler.messages[0]
 
 
 def test_log_takes_true_false_or_a_logger():
     with pytest.raises(TypeError, match="log must be True, False or a logging.Logger"):
         queuey.Client("memory://", log="queuey")
+
+
+def test_the_log_says_what_became_of_each_failed_job(caplog):
+    """Issue 41: "handler failed, the job will be retried" was logged of a job on its last
+    attempt, which went to the dead letters, and a job without a handler had no line."""
+    caplog.set_level(logging.DEBUG, logger=LIBRARY)
+    with queuey.Client("memory://") as client:
+        client.declare(queuey.QueueConfig("jobs", delay_granularity=0.001))
+        retry = queuey.RetryPolicy.fixed(2, 0.001)
+        with client.producer() as producer, queuey.Worker(client, "jobs", retry=retry) as worker:
+            def flaky(job: queuey.Job) -> None:
+                raise KeyError("to")
+
+            worker.add_handler("flaky", flaky)
+            flaky_id = producer.enqueue("jobs", "flaky", {})
+            orphan_id = producer.enqueue("jobs", "nobody", {})
+            run_until(worker, lambda: (
+                worker.counter(queuey.Counter.DEAD_LETTERED_EXHAUSTED) == 1
+                and worker.counter(queuey.Counter.DEAD_LETTERED_UNKNOWN_TYPE) == 1))
+        found = records_of(caplog, LIBRARY, lambda r: "dead-lettered" in r.getMessage())
+        lines = [(r.levelno, r.getMessage()) for r in caplog.records
+                 if r.name in (LIBRARY, "queuey")]
+    assert len(found) >= 1
+    assert (logging.WARNING, f"job {flaky_id} (type `flaky`, queue jobs) failed at attempt 1: "
+            "KeyError: 'to'; retried as attempt 2 in 1ms") in lines
+    assert (logging.ERROR, f"job {flaky_id} (type `flaky`, queue jobs) dead-lettered to jobs.dead "
+            "at attempt 2: max attempts (2) exhausted after attempt 2: KeyError: 'to'") in lines
+    assert (logging.ERROR, f"job {orphan_id} (type `nobody`, queue jobs) dead-lettered to "
+            "jobs.dead at attempt 1: no handler for job type `nobody`") in lines
+    assert not [line for line in lines if "will be retried" in line[1]], lines
