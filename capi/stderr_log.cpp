@@ -7,10 +7,11 @@ namespace queuey::capi {
 
 LogSink stderr_log_sink() {
     return [](LogLevel level, const std::string &message) {
-        if (level < LogLevel::warn) return;  // info and debug lines are for a chosen sink
-        const std::string line = std::string("queuey: ") +
-                                 (level == LogLevel::warn ? "warning: " : "error: ") + message +
-                                 "\n";
+        if (level < LogLevel::info) return;  // debug lines are for a chosen sink
+        const char *kind = level == LogLevel::info   ? "info: "
+                           : level == LogLevel::warn ? "warning: "
+                                                     : "error: ";
+        const std::string line = std::string("queuey: ") + kind + message + "\n";
         // One write per line: lines of several clients or processes do not interleave.
         std::fwrite(line.data(), 1, line.size(), stderr);
     };

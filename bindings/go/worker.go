@@ -257,7 +257,8 @@ func (w *Worker) OnDeadLetter(fn func(job *Job, reason string)) error {
 // Run runs the worker until ctx ends or Shutdown is called, then shuts down gracefully:
 // it stops receiving, runs and settles the jobs it had received, and returns nil. It
 // fails when it cannot consume (a queue not declared, the connection closed or given
-// up).
+// up). With ctx from signal.NotifyContext, call context.AfterFunc(ctx, stop) so that a
+// second signal ends the process at once (examples/go/worker).
 func (w *Worker) Run(ctx context.Context) error {
 	base := context.WithoutCancel(ctx)
 	w.shared.base.Store(&base)

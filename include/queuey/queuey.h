@@ -443,8 +443,9 @@ typedef void (*qy_destroy_fn)(void *user_data);
 
 /**
  * Routes queuey's log lines (reconnects, settle failures, blocked publishing, failed
- * handlers, dead letters, ...) to fn. Without a call, a client writes its warnings and
- * errors to stderr, one line each ("queuey: warning: ..."; before 0.2.0 it was silent);
+ * handlers, dead letters, ...) to fn. Without a call, a client writes its lines of
+ * level QY_LOG_INFO and above to stderr, one line each ("queuey: warning: ..."; before
+ * 0.2.0 it was silent);
  * with a NULL fn it is silent and starts no thread for logging.
  *
  * Thread: each client made from these options calls fn on a log thread of its own,

@@ -140,6 +140,13 @@ void Worker::run() {
                       std::to_string(wanted) + " it needs started (" + error.what() +
                       "); lower the concurrency or raise the system's limits")));
     }
+    // At once, not when a thread next loops: an ack sent before the cancel would free a
+    // prefetch slot, and the broker would send one more job to run (issue 41).
+    wait_for_shutdown();
+    std::call_once(stopped, [&consumer] { consumer->stop(); });
+    options_.logger.info("shutting down: taking no new jobs; " +
+                         std::to_string(counters_.in_flight.load()) +
+                         " running, and any already received, run to their end first");
     for (auto &thread : threads) thread.join();
     if (watchdog.joinable()) {
         changed_.notify_all();  // stopping_ is set: the watchdog returns once no job runs
@@ -149,6 +156,14 @@ void Worker::run() {
     parked_.clear();
     counters_.parked = 0;
     if (failure) std::rethrow_exception(failure);
+}
+
+void Worker::wait_for_shutdown() {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        changed_.wait_for(lock, idle_poll);
+        if (stop_requested()) stopping_ = true;
+    }
 }
 
 void Worker::work(Consumer &consumer, std::once_flag &stopped) {

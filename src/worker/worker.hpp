@@ -90,6 +90,8 @@ private:
     bool stop_requested() const {
         return options_.stop_requested && options_.stop_requested->load();
     }
+    // The thread of run() waits here until shutdown() or a stop signal.
+    void wait_for_shutdown();
     void handle(std::shared_ptr<Delivery> delivery);
     void watch_timeouts();
 

@@ -88,7 +88,9 @@ TEST(DefaultLog, WithoutACallbackWarningsAndErrorsGoToStderr) {
     ASSERT_FALSE(job_id.empty());
     EXPECT_EQ(text, "queuey: error: job " + job_id +
                         " (type `nobody`, queue q) dead-lettered to q.dead at attempt 1: no "
-                        "handler for job type `nobody`\n");
+                        "handler for job type `nobody`\n"
+                        "queuey: info: shutting down: taking no new jobs; 0 running, and any "
+                        "already received, run to their end first\n");
 }
 
 TEST(DefaultLog, OptionsWithoutACallbackDoTheSame) {

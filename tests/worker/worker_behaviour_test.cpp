@@ -1223,6 +1223,33 @@ TEST_P(WorkerBehaviour, ShutdownFromInsideAHandlerStopsTheWorker) {
         << remaining << " jobs left in the queue after " << ran << " ran";
 }
 
+// Issue 41: the cancel went out only once a worker thread looped back after acking its
+// job, and that ack freed a prefetch slot that the broker filled: one more job ran in
+// full (40 jobs of 5 s, concurrency 8, prefetch 8: 9 started). Now it goes out at once.
+TEST_P(WorkerBehaviour, AShutdownWhileJobsRunTakesNoJobBeyondThoseReceived) {
+    const QueueConfig q = declare([](QueueConfig &config) { config.prefetch = 2; });
+    WorkerOptions options = options_for(q);
+    options.concurrency = 2;
+    Worker &worker = make_worker(std::move(options));
+    std::atomic<int> started{0};
+    worker.register_handler(job_type, [&](const Job &) {
+        ++started;
+        std::this_thread::sleep_for(500ms);
+        return JobOutcome::success();
+    });
+    for (int i = 0; i < 6; ++i) enqueue(q.name);
+    WorkerThread &thread = start(worker);
+    ASSERT_TRUE(wait_until([&] { return started.load() == 2; }));
+    worker.shutdown();
+    ASSERT_TRUE(thread.wait_returned(10s));
+    thread.stop();
+    EXPECT_EQ(started.load(), 2) << "a job beyond the two received ran";
+    expect_counters(worker.counters(), {.succeeded = 2});
+    std::size_t remaining = 0;
+    EXPECT_TRUE(wait_until([&] { return (remaining = under_->ready_count(q.name)) == 4; }, 5s))
+        << remaining << " jobs left in the queue";
+}
+
 TEST_P(WorkerBehaviour, ShutdownTwiceFromTwoThreadsIsFine) {
     const QueueConfig q = declare();
     WorkerOptions options = options_for(q);

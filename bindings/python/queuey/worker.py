@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import inspect
 import logging
+import os
 import signal
 import threading
 import traceback
@@ -172,6 +173,7 @@ class Worker(Handle):
         self._client = client
         self._keep: list[Any] = []  # the user_data handles the library holds
         self._event_loop = EventLoopThread()  # for coroutine handlers, started when needed
+        self._signalled = False  # a first SIGINT or SIGTERM came during run()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.set_concurrency(concurrency)
@@ -259,8 +261,23 @@ class Worker(Handle):
             return {}
         previous: dict[int, Any] = {}
         for signum in (signal.SIGINT, signal.SIGTERM):
-            previous[signum] = signal.signal(signum, lambda *_: self.shutdown())
+            previous[signum] = signal.signal(signum, self._on_signal)
         return previous
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        """The first SIGINT or SIGTERM shuts down gracefully; a second one ends the
+        process at once, by the signal's default action (the jobs still running come
+        back redelivered: docs/worker.md, signals)."""
+        name = signal.Signals(signum).name
+        if self._signalled:
+            log.warning("%s again: exiting now, without waiting for the running jobs", name)
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        self._signalled = True
+        log.warning("%s: shutting down, the jobs received run to their end first; "
+                    "send it again to exit at once", name)
+        self.shutdown()
 
     def _wait(self) -> None:
         """Joins the run thread in short steps, so that signal handlers get to run; a

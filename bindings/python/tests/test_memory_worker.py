@@ -397,3 +397,48 @@ def test_a_timed_out_job_is_cancelled_and_retried(client, producer):
     assert seen == [True]
     assert dead_letters(client) == [
         ("slow", 1, "max attempts (1) exhausted after attempt 1: job timed out after 50ms")]
+
+
+SLOW_WORKER = """
+import sys, time, queuey
+client = queuey.Client("memory://")
+client.declare("jobs")
+with client.producer() as producer:
+    for _ in range(3):
+        producer.enqueue("jobs", "slow", {})
+worker = queuey.Worker(client, "jobs", concurrency=1)
+
+@worker.handler("slow")
+def slow(job):
+    print("started", flush=True)
+    time.sleep(30)
+
+worker.run()
+print("run returned", flush=True)
+"""
+
+
+def test_a_second_sigint_ends_the_process_at_once():
+    """Issue 41: a second Ctrl-C did not hurry a Python worker, and the first said nothing
+    (six prefetched 5 s jobs took 13.7 s to drain in silence)."""
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE)}
+    process = subprocess.Popen([sys.executable, "-c", SLOW_WORKER], env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout.readline() == "started\n"
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert process.poll() is None, "the first SIGINT did not wait for the running job"
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=5)
+        took = time.monotonic() - sent
+    finally:
+        process.kill()
+        out, err = process.communicate()
+    assert process.returncode == -signal.SIGINT, (process.returncode, out, err)
+    assert took < 2, f"the second SIGINT took {took:.1f} s to end the process"
+    assert "SIGINT: shutting down, the jobs received run to their end first; send it again " \
+           "to exit at once" in err, err
+    assert "SIGINT again: exiting now" in err, err
+    assert "run returned" not in out

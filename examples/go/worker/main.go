@@ -35,6 +35,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal shuts the worker down gracefully; from then on the signals are
+	// Go's again, so that a second one ends the process at once.
+	context.AfterFunc(ctx, stop)
 	if err := run(ctx, url, int64(count)); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
