@@ -1,6 +1,7 @@
 // qy_worker_* and qy_job_*: running jobs with C handlers.
 #include "guard.hpp"
 
+#include "../src/envelope.hpp"
 #include "../src/exception_header.hpp"
 
 using queuey::capi::delay_of;
@@ -145,6 +146,7 @@ qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_handler
         auto owned = own_user_data(user_data, destroy);
         configurable(worker);
         const std::string type(require_text(job_type, "job_type"));
+        queuey::check_name_argument("job_type", type, false);  // as qy_envelope_new does
         require(handler, "handler");
         for (const auto &registration : worker->registrations)
             if (registration.job_type == type)

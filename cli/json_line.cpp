@@ -1,12 +1,25 @@
 #include "json_line.hpp"
 
+#include "utf8_text.hpp"
+
 #include <cstdio>
 
 namespace queuey_cli {
 
 std::string json_string(std::string_view text) {
     std::string out = "\"";
-    for (const char c : text) {
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        const char c = text[at];
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            const std::size_t length = utf8_char_length(text, at);
+            if (length == 0) {
+                out += "\\ufffd";  // a byte that is no UTF-8: JSON text must be
+                continue;
+            }
+            out.append(text.substr(at, length));
+            at += length - 1;
+            continue;
+        }
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;

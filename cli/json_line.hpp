@@ -22,7 +22,8 @@ private:
     std::string members_;
 };
 
-// text as a JSON string, quotes included; control characters escaped, UTF-8 kept.
+// text as a JSON string, quotes included; control characters escaped, UTF-8 kept, each
+// byte that is no UTF-8 as \ufffd.
 std::string json_string(std::string_view text);
 
 }  // namespace queuey_cli

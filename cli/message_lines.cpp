@@ -1,6 +1,7 @@
 #include "message_lines.hpp"
 
 #include "duration.hpp"
+#include "utf8_text.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -59,7 +60,7 @@ std::string message_human(const queuey::MessageView &message, std::uint64_t now)
     if (!message.reason().empty())
         line += "  from '" + std::string(message.original_queue()) +
                 "': " + std::string(message.reason());
-    return line;
+    return terminal_text(line);  // one line on the terminal, whatever the fields hold
 }
 
 }  // namespace queuey_cli

@@ -34,7 +34,7 @@ AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs)
 
 AmqpProperties dead_letter_properties(const Envelope &env, std::string_view reason) {
     AmqpProperties props = publish_properties(env);
-    props.headers.push_back({"x-death-reason", std::string(reason)});
+    props.headers.push_back({"x-death-reason", valid_utf8(reason)});  // as x-exception is
     props.headers.push_back({"x-original-queue", env.queue});
     props.headers.push_back({"x-attempts", env.attempt});
     return props;

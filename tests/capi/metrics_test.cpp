@@ -162,6 +162,25 @@ TEST(Metrics, CountsEachOutcomePerJobTypeWithCumulativeBuckets) {
     EXPECT_LE(buckets(text, "slow")[5], 1);  // le="0.25": not the 400 ms run
 }
 
+// Issue 41: a job type that is no UTF-8 was registered (qy_envelope_new refuses it), and
+// its series made the whole metrics text invalid UTF-8, which Prometheus rejects.
+TEST(Metrics, AJobTypeThatIsNoUtf8IsRefusedAtRegistration) {
+    const qyt::Client client = qyt::memory_client("q");
+    ASSERT_TRUE(client);
+    const qyt::Worker worker = qyt::worker_on(client.get(), "q");
+    const auto handler = [](qy_job *, void *) { return QY_JOB_SUCCESS; };
+    qy_error *err = nullptr;
+    const qy_status status =
+        qy_worker_register(worker.get(), "caf\xe9", handler, nullptr, nullptr, nullptr, &err);
+    EXPECT_TRUE(qyt::failed_with(status, err, QY_ERR_INVALID_ARGUMENT, "UTF-8", "job_type"));
+    qy_error_free(err);
+    char *text = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(qy_worker_metrics_text(worker.get(), &text, &len, nullptr), QY_OK);
+    EXPECT_EQ(std::string(text, len).find("caf"), std::string::npos);
+    qy_string_free(text);
+}
+
 TEST(Metrics, NullArgumentsAreRefused) {
     const qyt::Client client = qyt::memory_client("q");
     ASSERT_TRUE(client);

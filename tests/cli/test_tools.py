@@ -301,3 +301,30 @@ def test_a_long_replay_draws_a_progress_bar_on_a_terminal(cli, amqp, queue):
     quiet = cli("dead", "purge", queue, "--all", "--yes")  # stderr is no terminal: no bar
     assert quiet.status == 0 and quiet.stderr == "", quiet.stderr
     assert quiet.stdout.strip() == f"removed 1000 dead letter(s) of '{queue}'"
+
+
+def test_hostile_bytes_leave_one_valid_json_object_and_one_terminal_line_per_letter(cli, amqp, queue):
+    """Issue 41 (a fault campaign): header bytes that are no UTF-8 made `--json dead list`
+    print invalid JSON, and a job type with an escape sequence and newlines reached the
+    terminal as such (31 letters took 45 lines)."""
+    declared(cli, queue)
+    job_id = str(uuid.uuid4())
+    job_type = "evil\x1b[2J\nsecond line\\"
+    envelope = {"job_id": job_id, "job_type": job_type, "queue": queue, "attempt": 1,
+                "enqueued_at_ms": int(time.time() * 1000), "deferrals": 0, "priority": 0,
+                "payload": {}}
+    subprocess.run(["amqp-publish", "-u", amqp.url, "-r", queue + ".dead", "-p",
+                    "-H", b"x-death-reason: caf\xe9 \xff", "-H", f"x-original-queue: {queue}",
+                    "-b", json.dumps(envelope)], check=True, capture_output=True)
+    js = cli("--json", "dead", "list", queue)
+    assert js.status == 0, js.stderr
+    [letter] = js.json_lines()
+    assert (letter["job_id"], letter["job_type"], letter["reason"]) == (
+        job_id, job_type, "caf\ufffd \ufffd")
+    text = cli("dead", "list", queue)
+    assert text.status == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert len(lines) == 2, lines  # the letter and the summary
+    assert lines[0].startswith(job_id + "  evil\\x1b[2J\\nsecond line\\\\  attempt 1"), lines[0]
+    assert lines[0].endswith(f"from '{queue}': caf\ufffd \ufffd"), lines[0]
+    assert "\x1b" not in text.stdout

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace queuey {
 namespace {
 
@@ -47,6 +49,17 @@ TEST(AmqpProperties, CutALongTypeAtACharacterBoundary) {
     env.job_type.clear();
     for (int i = 0; i < 400; ++i) env.job_type += "\xc3\xa9";
     EXPECT_EQ(publish_properties(env).type.size(), 254u);
+}
+
+// Issue 41: a handler's message written as it came (qy_job_set_error) made the header,
+// and every JSON line that shows it, invalid UTF-8; x-exception was cleaned already.
+TEST(AmqpProperties, ADeadLetterReasonThatIsNoUtf8IsCleanedAsTheExceptionIs) {
+    const auto headers = dead_letter_properties(seed(), "caf\xe9 \xff").headers;
+    const auto reason = std::find_if(headers.begin(), headers.end(), [](const AmqpHeader &h) {
+        return h.name == "x-death-reason";
+    });
+    ASSERT_NE(reason, headers.end());
+    EXPECT_EQ(std::get<std::string>(reason->value), "caf\xEF\xBF\xBD \xEF\xBF\xBD");
 }
 
 TEST(AmqpProperties, DeadLetterAddsReasonQueueAndAttempts) {
