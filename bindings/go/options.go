@@ -87,7 +87,7 @@ type Reconnect struct {
 	Jitter      bool
 }
 
-// WithReconnect sets the reconnection policy (default: forever, 500 ms, 2.0, 30 s, jitter).
+// WithReconnect sets the reconnection policy (default: forever, 500 ms, 2.0, 5 s, jitter).
 func WithReconnect(r Reconnect) Option {
 	return optionCall(func(o *C.qy_client_options, args *cArgs, err **C.qy_error) C.qy_status {
 		base := args.millis("reconnect base", r.Base, maxUint32Ms)

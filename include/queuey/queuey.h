@@ -419,7 +419,8 @@ QY_API qy_status qy_client_options_set_ca_cert_file(qy_client_options *opts, con
  * never reconnects (every call then fails fast with QY_ERR_CONNECTION), N gives up
  * after N attempts. The first attempt is immediate; attempt n > 1 waits
  * min(max_ms, base_ms * factor^(n-2)), uniformly jittered in [0, that] when jitter is
- * non-zero. Default: -1, 500 ms, 2.0, 30000 ms, jitter on. The first connect of
+ * non-zero. Default: -1, 500 ms, 2.0, 5000 ms (30000 before 0.2.0), jitter on: a client
+ * is back within 5 s of the broker, plus the connect. The first connect of
  * qy_client_new() is never retried.
  * @since 0.1.0
  */

@@ -13,7 +13,8 @@ namespace queuey {
 struct ReconnectPolicy {
     // nullopt: try forever; 0: never reconnect (fail fast).
     std::optional<std::uint32_t> max_attempts;
-    ExponentialBackoff backoff{std::chrono::milliseconds(500), 2.0, std::chrono::seconds(30), true};
+    // At most 5 s between tries: back within seconds of the broker (issue 41).
+    ExponentialBackoff backoff{std::chrono::milliseconds(500), 2.0, std::chrono::seconds(5), true};
 
     // The wait before reconnect attempt n (1-based; the first is immediate), or nothing
     // when the policy gives up.

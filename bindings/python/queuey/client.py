@@ -55,7 +55,7 @@ def _options(fallback_urls: Iterable[str], connection_name: str | None, heartbea
         call(lib.qy_client_options_set_ca_cert_file, opts, _convert.text(ca_cert_file, "ca_cert_file"))
     if reconnect_attempts is not None:
         attempts = _convert.unsigned(reconnect_attempts, "reconnect_attempts", 63, -1)
-        call(lib.qy_client_options_set_reconnect, opts, attempts, 500, 2.0, 30000, 1)
+        call(lib.qy_client_options_set_reconnect, opts, attempts, 500, 2.0, 5000, 1)
     if logger is not None:
         _log.route(opts, logger)
     else:  # the library's own default is stderr
