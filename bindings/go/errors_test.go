@@ -141,7 +141,7 @@ func TestBadClientInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = client.Declare(ctx, queuey.QueueConfig{Name: "q"}) // prefetch 0
-	expectError(t, "prefetch 0", err, queuey.ErrInvalidArgument, "prefetch")
+	expectError(t, "prefetch 0", err, queuey.ErrInvalidArgument, "NewQueueConfig(name)")
 	err = client.Declare(ctx, queuey.NewQueueConfig(strings.Repeat("q", 300)))
 	expectError(t, "a long queue name", err, queuey.ErrInvalidArgument, "235")
 	cfg := queuey.NewQueueConfig("q")

@@ -78,13 +78,14 @@ func WithCACertFile(path string) Option {
 
 // Reconnect says how to reconnect after the connection is lost: MaxAttempts -1 tries
 // forever, 0 never reconnects, N gives up after N attempts. Attempt n > 1 waits
-// min(Max, Base * Factor^(n-2)), uniformly jittered in [0, that] with Jitter.
+// min(Max, Base * Factor^(n-2)), uniformly jittered in [0, that] unless NoJitter (jitter
+// is on by default, as in C, C++ and Python).
 type Reconnect struct {
 	MaxAttempts int64
 	Base        time.Duration
 	Factor      float64
 	Max         time.Duration
-	Jitter      bool
+	NoJitter    bool
 }
 
 // WithReconnect sets the reconnection policy (default: forever, 500 ms, 2.0, 5 s, jitter).
@@ -93,7 +94,7 @@ func WithReconnect(r Reconnect) Option {
 		base := args.millis("reconnect base", r.Base, maxUint32Ms)
 		max := args.millis("reconnect max", r.Max, maxUint32Ms)
 		return C.qy_client_options_set_reconnect(o, C.int64_t(r.MaxAttempts), C.uint32_t(base),
-			C.double(r.Factor), C.uint32_t(max), cBool(r.Jitter), err)
+			C.double(r.Factor), C.uint32_t(max), cBool(!r.NoJitter), err)
 	})
 }
 

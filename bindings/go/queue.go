@@ -50,6 +50,10 @@ func NewQueueConfig(name string) QueueConfig {
 
 // withQueueConfig runs f with the C form of cfg, freed afterwards.
 func withQueueConfig(cfg QueueConfig, f func(p *C.qy_queue_config) error) error {
+	if cfg.Prefetch == 0 {
+		return invalid("queue config", "Prefetch is 0: make a QueueConfig with NewQueueConfig(name), "+
+			"which sets queuey's defaults (prefetch 16, max priority 10, durable), then change its fields")
+	}
 	var args cArgs
 	defer args.free()
 	name := args.str("queue name", cfg.Name)

@@ -27,12 +27,14 @@ type FixedBackoff struct {
 }
 
 // ExponentialBackoff waits min(Max, Base * Factor^(n-1)) after failed attempt n,
-// uniformly jittered in [0, that] with Jitter. A non-positive Factor counts as 1.
+// uniformly jittered in [0, that] unless NoJitter (jitter is on by default, as in C++ and
+// Python; until 0.2.0 the field was Jitter, off by default). A non-positive Factor
+// counts as 1.
 type ExponentialBackoff struct {
-	Base   time.Duration
-	Factor float64
-	Max    time.Duration
-	Jitter bool
+	Base     time.Duration
+	Factor   float64
+	Max      time.Duration
+	NoJitter bool
 }
 
 func (b FixedBackoff) apply(p *C.qy_retry_policy) error {
@@ -54,7 +56,7 @@ func (b ExponentialBackoff) apply(p *C.qy_retry_policy) error {
 		return args.err
 	}
 	return call(func(err **C.qy_error) C.qy_status {
-		return C.qy_retry_policy_set_exponential(p, C.uint64_t(base), C.double(b.Factor), C.uint64_t(max), cBool(b.Jitter), err)
+		return C.qy_retry_policy_set_exponential(p, C.uint64_t(base), C.double(b.Factor), C.uint64_t(max), cBool(!b.NoJitter), err)
 	})
 }
 

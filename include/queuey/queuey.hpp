@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -298,13 +299,18 @@ public:
     explicit RetryPolicy(uint32_t max_attempts)
         : Handle(detail::make<qy_retry_policy>(qy_retry_policy_new, max_attempts)) {}
     /** Throws Error (QY_ERR_INVALID_ARGUMENT) for a delay above 2147483647 ms. */
-    RetryPolicy &fixed(Millis delay) {
+    RetryPolicy &fixed(Millis delay) & {
         return invoke(qy_retry_policy_set_fixed, detail::ms(delay));
     }
     /** Throws Error (QY_ERR_INVALID_ARGUMENT) for a base or max above 2147483647 ms. */
-    RetryPolicy &exponential(Millis base, double factor, Millis max, bool jitter = true) {
+    RetryPolicy &exponential(Millis base, double factor, Millis max, bool jitter = true) & {
         return invoke(qy_retry_policy_set_exponential, detail::ms(base), factor, detail::ms(max),
                       jitter ? 1 : 0);
+    }
+    /** On a temporary, the policy itself: `auto p = RetryPolicy(3).fixed(1s);`. */
+    RetryPolicy fixed(Millis delay) && { return std::move(fixed(delay)); }
+    RetryPolicy exponential(Millis base, double factor, Millis max, bool jitter = true) && {
+        return std::move(exponential(base, factor, max, jitter));
     }
 };
 
@@ -626,6 +632,12 @@ public:
         demangled type and its what() (Job::set_exception()). */
     template <typename F>
     Worker &handle(std::string_view job_type, F fn, const RetryPolicy *policy = nullptr) {
+        using Result = std::invoke_result_t<F &, Job &>;
+        static_assert(std::is_convertible_v<Result, Outcome> ||
+                          std::is_convertible_v<Result, qy_job_result>,
+                      "a handler returns queuey::Outcome (Outcome::success, job.retry(...), "
+                      "...) or a qy_job_result, not void: return Outcome::success when the "
+                      "job is done");
         qy_handler_fn trampoline = [](qy_job *raw, void *self) -> qy_job_result {
             try {
                 Job job(raw);

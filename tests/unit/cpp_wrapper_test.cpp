@@ -153,3 +153,15 @@ TEST(CppHandler, ThrowingAnythingElseIsARetryableErrorWithWhat) {
 }
 
 }  // namespace
+
+// Issue 41: `auto p = RetryPolicy(3).fixed(1s);` did not compile (the builders returned a
+// reference to the temporary, which a handle cannot be copied from).
+TEST(CppRetryPolicy, ABuilderOnATemporaryGivesThePolicy) {
+    auto fixed = queuey::RetryPolicy(3).fixed(1s);
+    auto exponential = queuey::RetryPolicy(5).exponential(100ms, 2.0, 10s);
+    EXPECT_TRUE(fixed);
+    EXPECT_TRUE(exponential);
+    queuey::RetryPolicy named(2);
+    named.fixed(5ms).fixed(6ms);  // and chaining on a named one still works
+    EXPECT_TRUE(named);
+}

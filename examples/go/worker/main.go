@@ -61,7 +61,7 @@ func run(ctx context.Context, url string, count int64) error {
 
 	var seen, sent atomic.Int64
 	retry := queuey.RetryPolicy{MaxAttempts: 3, Backoff: queuey.ExponentialBackoff{
-		Base: time.Second, Factor: 2, Max: 10 * time.Second, Jitter: true}}
+		Base: time.Second, Factor: 2, Max: 10 * time.Second}}
 	err = worker.HandleWithRetry("send_email", retry, func(ctx context.Context, job *queuey.Job) error {
 		var mail email
 		if err := job.Decode(&mail); err != nil {
