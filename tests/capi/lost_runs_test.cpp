@@ -2,19 +2,32 @@
 // its setters refuse what they must, and a job lost as often as the budget allows is
 // dead-lettered with the documented reason and counter.
 #include "capi_test.hpp"
+#include "log_recorder.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
+
+using namespace std::chrono_literals;
 
 using Client = std::unique_ptr<qy_client, qyt::Deleter<qy_client_free>>;
 using QueueConfig = std::unique_ptr<qy_queue_config, qyt::Deleter<qy_queue_config_free>>;
 using Worker = std::unique_ptr<qy_worker, qyt::Deleter<qy_worker_free>>;
 
-Client memory_client() {
+// A memory:// client, its log lines recorded by log when given.
+Client memory_client(qyt::LogRecorder *log = nullptr) {
+    qy_client_options *opts = nullptr;
+    EXPECT_EQ(qy_client_options_new(&opts, nullptr), QY_OK);
+    if (log) {
+        EXPECT_EQ(log->install(opts), QY_OK);
+    }
     qy_client *client = nullptr;
-    EXPECT_EQ(qy_client_new("memory://", nullptr, &client, nullptr), QY_OK);
+    EXPECT_EQ(qy_client_new("memory://", opts, &client, nullptr), QY_OK);
+    qy_client_options_free(opts);
     return Client(client);
 }
 
@@ -61,7 +74,8 @@ struct Seen {
 };
 
 TEST(LostRuns, AJobLostAsOftenAsTheQueuesBudgetIsDeadLetteredWithoutRunning) {
-    const Client client = memory_client();
+    qyt::LogRecorder log;
+    const Client client = memory_client(&log);
     const QueueConfig config = queue_config("q");
     ASSERT_EQ(qy_queue_config_set_max_lost_runs(config.get(), 1, nullptr), QY_OK);
     ASSERT_EQ(qy_client_declare(client.get(), config.get(), nullptr), QY_OK);
@@ -70,6 +84,7 @@ TEST(LostRuns, AJobLostAsOftenAsTheQueuesBudgetIsDeadLetteredWithoutRunning) {
     qy_envelope *env = nullptr;
     ASSERT_EQ(qy_envelope_new("t", "q", "{}", 2, &env, nullptr), QY_OK);
     EXPECT_EQ(qy_producer_enqueue(producer, env, nullptr), QY_OK);
+    const std::string job_id = qy_envelope_job_id(env);
     qy_envelope_free(env);
     qy_producer_free(producer);
 
@@ -106,6 +121,16 @@ TEST(LostRuns, AJobLostAsOftenAsTheQueuesBudgetIsDeadLetteredWithoutRunning) {
     EXPECT_EQ(qy_worker_counter(worker.get(), QY_COUNTER_DEAD_LETTERED_LOST), 1u);
     EXPECT_EQ(qy_worker_counter(worker.get(), QY_COUNTER_WORKER_LOST), 1u);
     EXPECT_EQ(qy_worker_counter(worker.get(), QY_COUNTER_DEAD_LETTERED_EXHAUSTED), 0u);
+    // Issue 41: the run that spent the budget was the one lost run never logged.
+    const std::string line = "3 job " + job_id +
+                             " (type `t`, queue q) dead-lettered to q.dead at attempt 1: lost 1 "
+                             "times: the worker was lost while running the job";
+    const auto logged = [&] {
+        const std::vector<std::string> lines = log.lines();
+        return std::find(lines.begin(), lines.end(), line) != lines.end();
+    };
+    for (int i = 0; i < 500 && !logged(); ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(logged()) << line;
 }
 
 }  // namespace
