@@ -548,11 +548,11 @@ void RabbitConnection::give_back(const std::shared_ptr<BorrowedChannel> &borrowe
     auto finished = done->get_future();
     post(FunctionCommand{[this, borrowed, done](AmqpSession &session) {
                              std::erase(borrowed_, borrowed);
-                             // Answered once the broker took back what the channel held: a caller
-                             // that counts the queue next sees every message. The close alone does
-                             // not promise that on RabbitMQ 4, whose queue may learn of the closed
-                             // channel after the close-ok; a nack of all, read by the channel
-                             // before the close, puts the return ahead of the answer.
+                             // Answered once the channel is closed. RabbitMQ 3.10 has then put
+                             // back what the channel held; 4 may do so a moment later (its queue
+                             // can learn of the closed channel after the close-ok): a nack of
+                             // all first makes that moment shorter, as a count taken next shows
+                             // (QueueToolsOnRabbitMQ.EveryMessageIsCountedAgainSoonAfterABrowse).
                              try {
                                  if (std::exchange(borrowed->open, false)) {
                                      session.requeue_unacknowledged(borrowed->channel);
