@@ -4,10 +4,12 @@
 #include "message_lines.hpp"
 #include "pretty_json.hpp"
 #include "usage_error.hpp"
+#include "utf8_text.hpp"
 #include "walk_progress.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -79,6 +81,19 @@ void show(const GlobalOptions &global, const DeadArguments &args) {
                 std::printf("body (not an envelope):\n  %s\n", std::string(message.body()).c_str());
             }
             std::printf("headers:\n  %s\n", pretty_json(message.headers_json(), "  ").c_str());
+            // The exception's type and traceback as they were written, line by line (in
+            // the headers above they are one JSON string, newlines escaped).
+            const std::string exception = json_string_member(message.headers_json(), "x-exception");
+            if (!exception.empty()) {
+                std::printf("exception:\n");
+                std::size_t start = 0;
+                while (start < exception.size()) {
+                    const std::size_t end = std::min(exception.find('\n', start), exception.size());
+                    const std::string_view line(exception.data() + start, end - start);
+                    std::printf("  %s\n", terminal_text(line).c_str());
+                    start = end + 1;
+                }
+            }
             return false;  // the first copy; a job dead-lettered twice has two
         },
         &filter, 1);

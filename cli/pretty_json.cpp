@@ -22,4 +22,13 @@ std::string pretty_json(std::string_view text, const std::string &margin) {
     return out;
 }
 
+std::string json_string_member(std::string_view text, const char *name) {
+    rapidjson::Document document;
+    document.Parse(text.data(), text.size());
+    if (document.HasParseError() || !document.IsObject()) return {};
+    const auto member = document.FindMember(name);
+    if (member == document.MemberEnd() || !member->value.IsString()) return {};
+    return {member->value.GetString(), member->value.GetStringLength()};
+}
+
 }  // namespace queuey_cli

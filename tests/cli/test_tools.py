@@ -328,3 +328,23 @@ def test_hostile_bytes_leave_one_valid_json_object_and_one_terminal_line_per_let
     assert lines[0].startswith(job_id + "  evil\\x1b[2J\\nsecond line\\\\  attempt 1"), lines[0]
     assert lines[0].endswith(f"from '{queue}': caf\ufffd \ufffd"), lines[0]
     assert "\x1b" not in text.stdout
+
+
+def test_dead_show_prints_the_exception_as_it_was_written(cli, amqp, queue):
+    """Issue 41: `dead show` printed the x-exception text only JSON-escaped, a traceback
+    as one line of \\n."""
+    declared(cli, queue)
+    job_id = str(uuid.uuid4())
+    envelope = {"job_id": job_id, "job_type": "send_email", "queue": queue, "attempt": 1,
+                "enqueued_at_ms": int(time.time() * 1000), "deferrals": 0, "priority": 0,
+                "payload": {}}
+    exception = ("KeyError\nTraceback (most recent call last):\n"
+                 "  File \"app.py\", line 3, in send\nKeyError: 'to'\n")
+    publish_dead_body(amqp, queue, json.dumps(envelope),
+                      {"x-death-reason": "fatal error: KeyError", "x-original-queue": queue,
+                       "x-exception": exception})
+    run = cli("dead", "show", queue, job_id)
+    assert run.status == 0, run.stderr
+    assert run.stdout.endswith(
+        "exception:\n  KeyError\n  Traceback (most recent call last):\n"
+        "    File \"app.py\", line 3, in send\n  KeyError: 'to'\n"), run.stdout
