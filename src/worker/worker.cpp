@@ -174,8 +174,10 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
             std::lock_guard lock(mutex_);
             stopping = stopping_;
         }
-        // On shutdown the first thread stops the flow; then all of them run what was
-        // received already, so that no job goes back to the queue marked redelivered.
+        // run()'s thread stops the flow at shutdown; a thread that sees the shutdown first
+        // stops it itself, so that its next() drains what was received instead of waiting
+        // for it. All of them run what was received, so that no job goes back marked
+        // redelivered.
         if (stopping) std::call_once(stopped, [&consumer] { consumer.stop(); });
         retry_parked();  // first: a settle that goes through frees a prefetch slot
         std::shared_ptr<Delivery> delivery = consumer.next(idle_poll);

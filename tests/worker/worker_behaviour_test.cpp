@@ -125,6 +125,21 @@ protected:
         return *workers_.back();
     }
 
+    // A worker of two threads on q whose handler counts its runs in started, then sleeps
+    // for job, and succeeds.
+    Worker &two_thread_worker(const QueueConfig &q, std::atomic<int> &started,
+                              std::chrono::milliseconds job) {
+        WorkerOptions options = options_for(q);
+        options.concurrency = 2;
+        Worker &worker = make_worker(std::move(options));
+        worker.register_handler(job_type, [&started, job](const Job &) {
+            ++started;
+            std::this_thread::sleep_for(job);
+            return JobOutcome::success();
+        });
+        return worker;
+    }
+
     WorkerThread &start(Worker &worker) {
         threads_.push_back(std::make_unique<WorkerThread>(worker));
         return *threads_.back();
@@ -1228,15 +1243,8 @@ TEST_P(WorkerBehaviour, ShutdownFromInsideAHandlerStopsTheWorker) {
 // full (40 jobs of 5 s, concurrency 8, prefetch 8: 9 started). Now it goes out at once.
 TEST_P(WorkerBehaviour, AShutdownWhileJobsRunTakesNoJobBeyondThoseReceived) {
     const QueueConfig q = declare([](QueueConfig &config) { config.prefetch = 2; });
-    WorkerOptions options = options_for(q);
-    options.concurrency = 2;
-    Worker &worker = make_worker(std::move(options));
     std::atomic<int> started{0};
-    worker.register_handler(job_type, [&](const Job &) {
-        ++started;
-        std::this_thread::sleep_for(500ms);
-        return JobOutcome::success();
-    });
+    Worker &worker = two_thread_worker(q, started, 500ms);
     for (int i = 0; i < 6; ++i) enqueue(q.name);
     WorkerThread &thread = start(worker);
     ASSERT_TRUE(wait_until([&] { return started.load() == 2; }));
@@ -1252,15 +1260,8 @@ TEST_P(WorkerBehaviour, AShutdownWhileJobsRunTakesNoJobBeyondThoseReceived) {
 
 TEST_P(WorkerBehaviour, ShutdownTwiceFromTwoThreadsIsFine) {
     const QueueConfig q = declare();
-    WorkerOptions options = options_for(q);
-    options.concurrency = 2;
-    Worker &worker = make_worker(std::move(options));
     std::atomic<int> started{0};
-    worker.register_handler(job_type, [&](const Job &) {
-        ++started;
-        std::this_thread::sleep_for(100ms);
-        return JobOutcome::success();
-    });
+    Worker &worker = two_thread_worker(q, started, 100ms);
     for (int i = 0; i < 6; ++i) enqueue(q.name);
     WorkerThread &thread = start(worker);
     ASSERT_TRUE(wait_until([&] { return started.load() >= 1; }));
