@@ -25,10 +25,11 @@ std::string pretty_json(std::string_view text, const std::string &margin) {
 std::string json_string_member(std::string_view text, const char *name) {
     rapidjson::Document document;
     document.Parse(text.data(), text.size());
-    if (document.HasParseError() || !document.IsObject()) return {};
-    const auto member = document.FindMember(name);
-    if (member == document.MemberEnd() || !member->value.IsString()) return {};
-    return {member->value.GetString(), member->value.GetStringLength()};
+    // HasMember, not FindMember: clang finds RapidJSON's iterator == ambiguous in C++20.
+    if (document.HasParseError() || !document.IsObject() || !document.HasMember(name)) return {};
+    const rapidjson::Value &member = document[name];
+    if (!member.IsString()) return {};
+    return {member.GetString(), member.GetStringLength()};
 }
 
 }  // namespace queuey_cli
