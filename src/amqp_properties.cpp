@@ -28,7 +28,8 @@ void set_publish_properties(const Envelope &env, AmqpProperties &props) {
 
 AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs) {
     AmqpProperties props = publish_properties(env);
-    props.headers.push_back({std::string(lost_runs_header), lost_runs});
+    // None at 0 (a job given back at a shutdown): the copy looks as the job was published.
+    if (lost_runs > 0) props.headers.push_back({std::string(lost_runs_header), lost_runs});
     return props;
 }
 

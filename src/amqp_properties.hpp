@@ -54,7 +54,7 @@ inline constexpr std::string_view lost_runs_header = "x-lost-runs";
 // unsettled (lost consumers, closed channels, rejects with requeue).
 inline constexpr std::string_view delivery_count_header = "x-delivery-count";
 
-// publish_properties plus x-lost-runs.
+// publish_properties plus x-lost-runs (when not 0).
 AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs);
 
 // publish_properties plus x-death-reason, x-original-queue and x-attempts.

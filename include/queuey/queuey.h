@@ -1126,8 +1126,9 @@ QY_API qy_status qy_worker_register(qy_worker *worker, const char *job_type, qy_
 QY_API qy_status qy_worker_run(qy_worker *worker, qy_error **err);
 
 /**
- * Asks a worker to stop: it cancels its subscriptions, runs and settles the jobs it had
- * received already (prefetched ones included), then qy_worker_run() returns. Idempotent; from any
+ * Asks a worker to stop: it cancels its subscriptions, lets the running jobs end and settles them,
+ * gives the jobs received and not started (prefetched) back to their queue at no cost
+ * (docs/worker.md, shutdown), then qy_worker_run() returns. Idempotent; from any
  * thread, a handler included; before qy_worker_run() too (which then returns at once). NULL is a
  * no-op.
  * @since 0.1.0

@@ -144,9 +144,14 @@ void Worker::run() {
     // prefetch slot, and the broker would send one more job to run (issue 41).
     wait_for_shutdown();
     std::call_once(stopped, [&consumer] { consumer->stop(); });
-    options_.logger.info("shutting down: taking no new jobs; " +
+    // The worker threads may all be running jobs: this thread gives back what they have
+    // not started, so that it is not held until they finish.
+    while (std::shared_ptr<Delivery> delivery = consumer->next(std::chrono::milliseconds(0)))
+        handle(std::move(delivery));
+    options_.logger.info("shutting down: taking no new jobs; draining " +
                          std::to_string(counters_.in_flight.load()) +
-                         " running, and any already received, run to their end first");
+                         " running to their end; jobs received and not started go back to "
+                         "their queue");
     for (auto &thread : threads) thread.join();
     if (watchdog.joinable()) {
         changed_.notify_all();  // stopping_ is set: the watchdog returns once no job runs
@@ -155,6 +160,9 @@ void Worker::run() {
     consumer.reset();  // parked deliveries go back to their queues with the channels
     parked_.clear();
     counters_.parked = 0;
+    if (const std::uint64_t given_back = given_back_.exchange(0))
+        options_.logger.info("shut down: gave back " + std::to_string(given_back) +
+                             " jobs received and not started to the back of their queue");
     if (failure) std::rethrow_exception(failure);
 }
 
@@ -176,8 +184,7 @@ void Worker::work(Consumer &consumer, std::once_flag &stopped) {
         }
         // run()'s thread stops the flow at shutdown; a thread that sees the shutdown first
         // stops it itself, so that its next() drains what was received instead of waiting
-        // for it. All of them run what was received, so that no job goes back marked
-        // redelivered.
+        // for it, handing each job back (handle()).
         if (stopping) std::call_once(stopped, [&consumer] { consumer.stop(); });
         retry_parked();  // first: a settle that goes through frees a prefetch slot
         std::shared_ptr<Delivery> delivery = consumer.next(idle_poll);
@@ -198,6 +205,10 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
 
     if (std::optional<SettleAction> action = lost_run(*delivery)) {
         settle(std::move(delivery), std::move(*action));
+        return;
+    }
+    if (stopping()) {
+        give_back(std::move(delivery));
         return;
     }
     if (registration == nullptr) {
@@ -233,6 +244,21 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     else
         options_.logger.warn("job " + envelope.job_id +
                              " returned after it had timed out; its outcome is ignored");
+}
+
+bool Worker::stopping() const {
+    std::lock_guard lock(mutex_);
+    return stopping_;
+}
+
+// A republished copy, not a nack: a nacked job comes back marked redelivered, and the
+// next worker, in another process, would charge it a lost run. The copy carries the
+// job's lost runs as they were and goes to the back of its queue.
+void Worker::give_back(std::shared_ptr<Delivery> delivery) {
+    ++given_back_;
+    const std::uint32_t lost_runs = delivery->lost_runs();
+    settle(std::move(delivery),
+           SettleAction{.kind = SettleAction::Kind::requeue_lost, .lost_runs = lost_runs});
 }
 
 void Worker::watch_timeouts() {

@@ -68,8 +68,8 @@ public:
     // Consumes until shutdown(): returns once nothing runs any more. Throws Error when
     // it cannot consume (a queue not declared, the connection closed, ...).
     void run();
-    // Stops the flow of deliveries, runs and settles what was received already, then
-    // run() returns. Idempotent; callable from any thread, a handler included, and
+    // Stops the flow of deliveries, lets the running jobs end and settles them, gives the
+    // jobs received and not started back to their queue, then run() returns. Idempotent; callable from any thread, a handler included, and
     // before run() (run() then returns at once).
     void shutdown();
 
@@ -92,7 +92,11 @@ private:
     }
     // The thread of run() waits here until shutdown() or a stop signal.
     void wait_for_shutdown();
+    // Runs a delivery and settles it by its outcome; during a shutdown, gives it back.
     void handle(std::shared_ptr<Delivery> delivery);
+    bool stopping() const;
+    // Hands a job received and not started back to its queue at no cost (a shutdown).
+    void give_back(std::shared_ptr<Delivery> delivery);
     void watch_timeouts();
 
     // What settles a job, decided once. decide() follows the outcome table, lost_run()
@@ -140,7 +144,8 @@ private:
     AtomicWorkerCounters counters_;
     JobMetrics job_metrics_;  // thread-safe itself
 
-    std::mutex mutex_;  // guards the fields below
+    std::atomic<std::uint64_t> given_back_{0};  // by the shutdown under way
+    mutable std::mutex mutex_;  // guards the fields below
     std::condition_variable changed_;
     bool stopping_ = false;
     bool running_ = false;

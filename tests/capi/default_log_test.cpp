@@ -89,8 +89,8 @@ TEST(DefaultLog, WithoutACallbackWarningsAndErrorsGoToStderr) {
     EXPECT_EQ(text, "queuey: error: job " + job_id +
                         " (type `nobody`, queue q) dead-lettered to q.dead at attempt 1: no "
                         "handler for job type `nobody`\n"
-                        "queuey: info: shutting down: taking no new jobs; 0 running, and any "
-                        "already received, run to their end first\n");
+                        "queuey: info: shutting down: taking no new jobs; draining 0 running "
+                        "to their end; jobs received and not started go back to their queue\n");
 }
 
 TEST(DefaultLog, OptionsWithoutACallbackDoTheSame) {

@@ -202,8 +202,8 @@ def test_h_half_open_connection(broker, toxiproxy, record, monkeypatch):
 
 def test_i_worker_stopped_by_sigterm_mid_drain(broker, record):
     """A deploy: SIGTERM to a worker running 4 jobs of 50 ms with 12 more prefetched. It
-    runs what it received and stops; a second worker finishes. Nothing dead-lettered,
-    nothing run twice."""
+    lets the running jobs end, gives the prefetched ones back and stops; a second worker
+    finishes. Nothing dead-lettered, nothing run twice."""
     scenario = Scenario("i_worker_sigterm", broker.url)
     scenario.produce(200, {"sleep_ms": 50}, threads=4)
     first = scenario.worker(concurrency=4)

@@ -275,7 +275,7 @@ class Worker(Handle):
             os.kill(os.getpid(), signum)
             return
         self._signalled = True
-        log.warning("%s: shutting down, the jobs received run to their end first; "
+        log.warning("%s: shutting down, the running jobs run to their end first; "
                     "send it again to exit at once", name)
         self.shutdown()
 

@@ -438,7 +438,7 @@ def test_a_second_sigint_ends_the_process_at_once():
         out, err = process.communicate()
     assert process.returncode == -signal.SIGINT, (process.returncode, out, err)
     assert took < 2, f"the second SIGINT took {took:.1f} s to end the process"
-    assert "SIGINT: shutting down, the jobs received run to their end first; send it again " \
+    assert "SIGINT: shutting down, the running jobs run to their end first; send it again " \
            "to exit at once" in err, err
     assert "SIGINT again: exiting now" in err, err
     assert "run returned" not in out
