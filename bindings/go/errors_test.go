@@ -169,7 +169,7 @@ func TestBadClientInput(t *testing.T) {
 	cfg.MessageTTL, cfg.MaxPriority = 0, 3
 	expectError(t, "another max priority", client.Declare(ctx, cfg), queuey.ErrPreconditionFailed, "q")
 
-	producer, err := client.NewProducer()
+	producer, err := client.NewProducer(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestBadClientInput(t *testing.T) {
 	expectError(t, "a closed producer", err, queuey.ErrClosed, "producer")
 	expectError(t, "a closed worker", worker.Run(ctx), queuey.ErrClosed, "worker")
 	expectError(t, "a closed client", client.Declare(ctx, queuey.NewQueueConfig("q")), queuey.ErrClosed, "client")
-	_, err = client.NewProducer()
+	_, err = client.NewProducer(ctx)
 	expectError(t, "a closed client", err, queuey.ErrClosed, "client")
 }
 

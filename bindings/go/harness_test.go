@@ -91,7 +91,7 @@ func newFixture(t *testing.T, b backend) *fixture {
 	if err := f.client.Declare(f.ctx, cfg); err != nil {
 		t.Fatalf("Declare(%s): %v", f.queue, err)
 	}
-	producer, err := f.client.NewProducer()
+	producer, err := f.client.NewProducer(f.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

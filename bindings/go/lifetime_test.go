@@ -28,7 +28,7 @@ func TestFinalizerFreesAForgottenClient(t *testing.T) {
 		if err := client.Declare(context.Background(), queuey.NewQueueConfig("q")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := client.NewProducer(); err != nil { // forgotten too
+		if _, err := client.NewProducer(context.Background()); err != nil { // forgotten too
 			t.Fatal(err)
 		}
 	}()

@@ -17,12 +17,17 @@ type Producer struct {
 	client *Client // kept alive: the producer works through it
 }
 
-// NewProducer is a producer on the client.
-func (c *Client) NewProducer() (*Producer, error) {
-	var p *C.qy_producer
-	if err := c.h.use(func(client *C.qy_client) error {
-		return call(func(err **C.qy_error) C.qy_status { return C.qy_producer_new(client, &p, err) })
-	}); err != nil {
+// NewProducer is a producer on the client. If ctx ends first, it returns ctx's error and
+// the producer still being made is freed once it is; a ctx that has ended makes none.
+func (c *Client) NewProducer(ctx context.Context) (*Producer, error) {
+	p, err := await(ctx, func() (*C.qy_producer, error) {
+		var p *C.qy_producer
+		err := c.h.use(func(client *C.qy_client) error {
+			return call(func(err **C.qy_error) C.qy_status { return C.qy_producer_new(client, &p, err) })
+		})
+		return p, err
+	}, func(p *C.qy_producer) { C.qy_producer_free(p) })
+	if err != nil {
 		return nil, err
 	}
 	pr := &Producer{client: c}

@@ -5,6 +5,7 @@ package queuey
 import "C"
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -20,22 +21,26 @@ type QueueCounts struct {
 }
 
 // QueueCounts counts any queue by its full name (a work queue q, q.dead, a hold queue
-// q.deferred.N). A queue that does not exist fails with ErrNotFound, naming it.
-func (c *Client) QueueCounts(queueName string) (QueueCounts, error) {
-	var args cArgs
-	defer args.free()
-	cName := args.str("queue_name", queueName)
-	if args.err != nil {
-		return QueueCounts{}, args.err
-	}
-	var ready C.uint64_t
-	var consumers C.uint32_t
-	err := c.h.use(func(p *C.qy_client) error {
-		return call(func(err **C.qy_error) C.qy_status {
-			return C.qy_client_queue_counts(p, cName, &ready, &consumers, err)
+// q.deferred.N). A queue that does not exist fails with ErrNotFound, naming it. If ctx
+// ends first, it returns ctx's error and the count that goes on is dropped; a ctx that
+// has ended counts nothing.
+func (c *Client) QueueCounts(ctx context.Context, queueName string) (QueueCounts, error) {
+	return await(ctx, func() (QueueCounts, error) {
+		var args cArgs
+		defer args.free()
+		cName := args.str("queue_name", queueName)
+		if args.err != nil {
+			return QueueCounts{}, args.err
+		}
+		var ready C.uint64_t
+		var consumers C.uint32_t
+		err := c.h.use(func(p *C.qy_client) error {
+			return call(func(err **C.qy_error) C.qy_status {
+				return C.qy_client_queue_counts(p, cName, &ready, &consumers, err)
+			})
 		})
-	})
-	return QueueCounts{Ready: uint64(ready), Consumers: uint32(consumers)}, err
+		return QueueCounts{Ready: uint64(ready), Consumers: uint32(consumers)}, err
+	}, nil)
 }
 
 // MessageFilter selects the messages of a browse, a replay or a purge: every criterion
@@ -45,6 +50,17 @@ type MessageFilter struct {
 	JobType        string        // the jobs of this type
 	ReasonContains string        // the dead letters whose reason contains this text
 	OlderThan      time.Duration // the jobs first enqueued at least this long ago
+}
+
+// copied is a copy of filter (nil for nil) that the caller's later changes to filter do
+// not reach: a call that ctx abandons goes on with it.
+func (filter *MessageFilter) copied() *MessageFilter {
+	if filter == nil {
+		return nil
+	}
+	c := *filter
+	c.JobIDs = append([]string(nil), filter.JobIDs...)
+	return &c
 }
 
 // withMessageFilter runs f with the C filter of filter (NULL for nil), freed afterwards.
@@ -124,7 +140,8 @@ type browseState struct {
 	err      error // the first failure to copy a message; it stops the browse
 }
 
-// visit is called by C, inside Browse and on its goroutine, for each message.
+// visit is called by C, inside the browse call and on the goroutine making it, for each
+// message.
 func (b *browseState) visit(m *C.qy_message) (stop C.int) {
 	defer func() {
 		if p := recover(); p != nil { // a panic must not unwind into C
@@ -172,35 +189,50 @@ func copyMessage(m *C.qy_message) (Message, error) {
 // worker consumes, a browsed job that it receives next counts as one lost run, and the
 // jobs a browse holds are not delivered while it lasts. Browse a dead-letter queue
 // freely, a busy work queue with a limit. Errors: ErrNotFound, ErrTimeout,
-// ErrConnection.
-func (c *Client) Browse(queueName string, filter *MessageFilter, limit int) ([]Message, error) {
-	if limit < 0 {
-		return nil, invalid("limit", "is negative")
-	}
-	var args cArgs
-	defer args.free()
-	cName := args.str("queue_name", queueName)
-	if args.err != nil {
-		return nil, args.err
-	}
-	state := &browseState{}
-	userData := newUserData(state)
-	defer C.queuey_release(userData)
-	err := c.h.use(func(p *C.qy_client) error {
-		return withMessageFilter(filter, func(cf *C.qy_message_filter) error {
-			return call(func(err **C.qy_error) C.qy_status {
-				return C.qy_client_browse(p, cName, cf, C.size_t(limit),
-					C.qy_message_visit_fn(C.queuey_visit_message), userData, err)
+// ErrConnection. If ctx ends first, it returns ctx's error and the browse goes on (the
+// messages it holds are given back when it ends), its copies dropped; a ctx that has
+// ended browses nothing.
+func (c *Client) Browse(ctx context.Context, queueName string, filter *MessageFilter, limit int) ([]Message, error) {
+	filter = filter.copied()
+	return await(ctx, func() ([]Message, error) {
+		if limit < 0 {
+			return nil, invalid("limit", "is negative")
+		}
+		var args cArgs
+		defer args.free()
+		cName := args.str("queue_name", queueName)
+		if args.err != nil {
+			return nil, args.err
+		}
+		state := &browseState{}
+		userData := newUserData(state)
+		defer C.queuey_release(userData)
+		err := c.h.use(func(p *C.qy_client) error {
+			return withMessageFilter(filter, func(cf *C.qy_message_filter) error {
+				return call(func(err **C.qy_error) C.qy_status {
+					return C.qy_client_browse(p, cName, cf, C.size_t(limit),
+						C.qy_message_visit_fn(C.queuey_visit_message), userData, err)
+				})
 			})
 		})
-	})
-	if state.err != nil {
-		return nil, state.err
+		if state.err == nil {
+			state.err = err
+		}
+		if state.err != nil {
+			closeMessages(state.messages)
+			return nil, state.err
+		}
+		return state.messages, nil
+	}, closeMessages)
+}
+
+// closeMessages frees the envelopes of messages that nobody will take.
+func closeMessages(messages []Message) {
+	for _, m := range messages {
+		if m.Envelope != nil {
+			m.Envelope.Close()
+		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return state.messages, nil
 }
 
 // ReplayDeadLetters puts the dead letters of queue (the work queue's name; they are in
@@ -208,40 +240,47 @@ func (c *Client) Browse(queueName string, filter *MessageFilter, limit int) ([]M
 // with no deferrals, or as they are with keepAttempt, and returns how many were, also
 // with an error. When some could not be (a body that is no envelope: ErrBadEnvelope; an
 // original queue that is gone: ErrUnroutable; the errors of Enqueue), the others still
-// went and those stay in queue.dead; the error is the first failure's.
-func (c *Client) ReplayDeadLetters(queue string, filter *MessageFilter, keepAttempt bool) (int, error) {
+// went and those stay in queue.dead; the error is the first failure's. If ctx ends
+// first, it returns 0 and ctx's error, and the replay goes on: the letters may or may
+// not all be replayed; a ctx that has ended replays none.
+func (c *Client) ReplayDeadLetters(ctx context.Context, queue string, filter *MessageFilter, keepAttempt bool) (int, error) {
 	keep := C.int(0)
 	if keepAttempt {
 		keep = 1
 	}
-	return c.walkDeadLetters(queue, filter, func(p *C.qy_client, q *C.char, cf *C.qy_message_filter, done *C.uint64_t, err **C.qy_error) C.qy_status {
+	return c.walkDeadLetters(ctx, queue, filter, func(p *C.qy_client, q *C.char, cf *C.qy_message_filter, done *C.uint64_t, err **C.qy_error) C.qy_status {
 		return C.qy_client_replay_dead_letters(p, q, cf, keep, done, err)
 	})
 }
 
 // PurgeDeadLetters removes the dead letters of queue (as ReplayDeadLetters) that filter
-// (nil: all) selects for good, and returns how many were, also with an error.
-func (c *Client) PurgeDeadLetters(queue string, filter *MessageFilter) (int, error) {
-	return c.walkDeadLetters(queue, filter, func(p *C.qy_client, q *C.char, cf *C.qy_message_filter, done *C.uint64_t, err **C.qy_error) C.qy_status {
+// (nil: all) selects for good, and returns how many were, also with an error. If ctx
+// ends first, it returns 0 and ctx's error, and the purge goes on: the letters may or
+// may not all be removed; a ctx that has ended removes none.
+func (c *Client) PurgeDeadLetters(ctx context.Context, queue string, filter *MessageFilter) (int, error) {
+	return c.walkDeadLetters(ctx, queue, filter, func(p *C.qy_client, q *C.char, cf *C.qy_message_filter, done *C.uint64_t, err **C.qy_error) C.qy_status {
 		return C.qy_client_purge_dead_letters(p, q, cf, done, err)
 	})
 }
 
 // walkDeadLetters runs a replay or purge, f, and returns the count it filled (also on
-// failure) with its error.
-func (c *Client) walkDeadLetters(queue string, filter *MessageFilter,
+// failure) with its error, or ctx's error when ctx ends first.
+func (c *Client) walkDeadLetters(ctx context.Context, queue string, filter *MessageFilter,
 	f func(p *C.qy_client, q *C.char, cf *C.qy_message_filter, done *C.uint64_t, err **C.qy_error) C.qy_status) (int, error) {
-	var args cArgs
-	defer args.free()
-	cQueue := args.str("queue", queue)
-	if args.err != nil {
-		return 0, args.err
-	}
-	var done C.uint64_t
-	err := c.h.use(func(p *C.qy_client) error {
-		return withMessageFilter(filter, func(cf *C.qy_message_filter) error {
-			return call(func(err **C.qy_error) C.qy_status { return f(p, cQueue, cf, &done, err) })
+	filter = filter.copied()
+	return await(ctx, func() (int, error) {
+		var args cArgs
+		defer args.free()
+		cQueue := args.str("queue", queue)
+		if args.err != nil {
+			return 0, args.err
+		}
+		var done C.uint64_t
+		err := c.h.use(func(p *C.qy_client) error {
+			return withMessageFilter(filter, func(cf *C.qy_message_filter) error {
+				return call(func(err **C.qy_error) C.qy_status { return f(p, cQueue, cf, &done, err) })
+			})
 		})
-	})
-	return int(done), err
+		return int(done), err
+	}, nil)
 }

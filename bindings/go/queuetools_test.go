@@ -1,7 +1,9 @@
 package queuey_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -46,7 +48,7 @@ func (f *fixture) deadLetterNext(t *testing.T, attempt uint32, reason string) {
 
 func (f *fixture) browse(t *testing.T, queueName string, filter *queuey.MessageFilter, limit int) []queuey.Message {
 	t.Helper()
-	found, err := f.client.Browse(queueName, filter, limit)
+	found, err := f.client.Browse(f.ctx, queueName, filter, limit)
 	if err != nil {
 		t.Fatalf("Browse(%s, %+v, %d): %v", queueName, filter, limit, err)
 	}
@@ -64,7 +66,7 @@ func (f *fixture) ids(t *testing.T, queueName string, filter *queuey.MessageFilt
 
 func (f *fixture) counts(t *testing.T, queueName string) queuey.QueueCounts {
 	t.Helper()
-	counts, err := f.client.QueueCounts(queueName)
+	counts, err := f.client.QueueCounts(f.ctx, queueName)
 	if err != nil {
 		t.Fatalf("QueueCounts(%s): %v", queueName, err)
 	}
@@ -92,11 +94,11 @@ func queueToolsScenarios(t *testing.T, b backend) {
 			t.Errorf("counts of the dead-letter queue = %+v, want none ready", got)
 		}
 		missing := uniqueQueue(t) + ".missing"
-		_, err := f.client.QueueCounts(missing)
+		_, err := f.client.QueueCounts(f.ctx, missing)
 		if !errors.Is(err, queuey.ErrNotFound) || !strings.Contains(err.Error(), missing) {
 			t.Errorf("QueueCounts(missing) = %v, want ErrNotFound naming %s", err, missing)
 		}
-		if _, err := f.client.Browse(missing, nil, 0); !errors.Is(err, queuey.ErrNotFound) {
+		if _, err := f.client.Browse(f.ctx, missing, nil, 0); !errors.Is(err, queuey.ErrNotFound) {
 			t.Errorf("Browse(missing) = %v, want ErrNotFound", err)
 		}
 		if got := f.counts(t, f.queue); got.Ready != 3 {
@@ -181,7 +183,7 @@ func queueToolsScenarios(t *testing.T, b backend) {
 			t.Errorf("the letter's headers are %v", l.Headers)
 		}
 
-		replayed, err := f.client.ReplayDeadLetters(f.queue, nil, false)
+		replayed, err := f.client.ReplayDeadLetters(f.ctx, f.queue, nil, false)
 		f.expectCount(t, "ReplayDeadLetters", replayed, err, 1)
 		back := f.browse(t, f.queue, nil, 0)
 		if len(back) != 1 || back[0].JobID != id || back[0].Attempt != 1 || back[0].Headers["x-death-reason"] != nil {
@@ -192,7 +194,7 @@ func queueToolsScenarios(t *testing.T, b backend) {
 		}
 
 		f.deadLetterNext(t, 2, "again")
-		replayed, err = f.client.ReplayDeadLetters(f.queue, &queuey.MessageFilter{JobIDs: []string{id}}, true)
+		replayed, err = f.client.ReplayDeadLetters(f.ctx, f.queue, &queuey.MessageFilter{JobIDs: []string{id}}, true)
 		f.expectCount(t, "ReplayDeadLetters(keep attempt)", replayed, err, 1)
 		if back := f.browse(t, f.queue, nil, 0); len(back) != 1 || back[0].Attempt != 2 {
 			t.Errorf("kept at its attempt, the queue holds %+v, want attempt 2", back)
@@ -212,7 +214,7 @@ func queueToolsScenarios(t *testing.T, b backend) {
 			t.Fatalf("the dead letters are %v, want %v", got, dead)
 		}
 
-		replayed, err := f.client.ReplayDeadLetters(f.queue, &queuey.MessageFilter{JobIDs: []string{dead[1], dead[4]}}, false)
+		replayed, err := f.client.ReplayDeadLetters(f.ctx, f.queue, &queuey.MessageFilter{JobIDs: []string{dead[1], dead[4]}}, false)
 		f.expectCount(t, "ReplayDeadLetters(by id)", replayed, err, 2)
 		if got := f.ids(t, deadQueue, nil); !reflect.DeepEqual(got, []string{dead[0], dead[2], dead[3], dead[5]}) {
 			t.Errorf("after the replay the dead letters are %v", got)
@@ -221,17 +223,94 @@ func queueToolsScenarios(t *testing.T, b backend) {
 			t.Errorf("after the replay the queue holds %v", got)
 		}
 
-		purged, err := f.client.PurgeDeadLetters(f.queue, &queuey.MessageFilter{JobType: "email", ReasonContains: "bad address"})
+		purged, err := f.client.PurgeDeadLetters(f.ctx, f.queue, &queuey.MessageFilter{JobType: "email", ReasonContains: "bad address"})
 		f.expectCount(t, "PurgeDeadLetters(email, bad address)", purged, err, 2)
 		if got := f.ids(t, deadQueue, nil); !reflect.DeepEqual(got, []string{dead[3], dead[5]}) {
 			t.Errorf("after the purge the dead letters are %v", got)
 		}
-		purged, err = f.client.PurgeDeadLetters(f.queue, &queuey.MessageFilter{OlderThan: time.Hour})
+		purged, err = f.client.PurgeDeadLetters(f.ctx, f.queue, &queuey.MessageFilter{OlderThan: time.Hour})
 		f.expectCount(t, "PurgeDeadLetters(an hour old)", purged, err, 0)
-		purged, err = f.client.PurgeDeadLetters(f.queue, &queuey.MessageFilter{})
+		purged, err = f.client.PurgeDeadLetters(f.ctx, f.queue, &queuey.MessageFilter{})
 		f.expectCount(t, "PurgeDeadLetters(all)", purged, err, 2)
-		purged, err = f.client.PurgeDeadLetters(f.queue, nil)
+		purged, err = f.client.PurgeDeadLetters(f.ctx, f.queue, nil)
 		f.expectCount(t, "PurgeDeadLetters(none left)", purged, err, 0)
+	})
+
+	t.Run("an ended ctx does nothing", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, b)
+		dead := f.enqueue(t, "dies", nil)
+		f.deadLetterNext(t, 1, "fatal error")
+		// The closed consumer's subscription must be gone first: on RabbitMQ, a job
+		// delivered to it comes back redelivered.
+		eventually(t, "no consumer on "+f.queue, func() bool {
+			counts, err := f.client.QueueCounts(f.ctx, f.queue)
+			return err == nil && counts.Consumers == 0
+		})
+		waiting := f.enqueue(t, "waits", nil)
+		eventually(t, "one job in "+f.queue+" and one in its dead-letter queue", func() bool {
+			work, err1 := f.client.QueueCounts(f.ctx, f.queue)
+			letters, err2 := f.client.QueueCounts(f.ctx, f.queue+".dead")
+			return err1 == nil && err2 == nil && work.Ready == 1 && letters.Ready == 1
+		})
+
+		ended, cancel := context.WithCancel(f.ctx)
+		cancel()
+		expectCanceled := func(call string, err error) {
+			t.Helper()
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s with an ended ctx = %v, want context.Canceled", call, err)
+			}
+		}
+		calls := func() {
+			producer, err := f.client.NewProducer(ended)
+			expectCanceled("NewProducer", err)
+			if producer != nil {
+				t.Errorf("NewProducer with an ended ctx made a producer")
+				producer.Close()
+			}
+			counts, err := f.client.QueueCounts(ended, f.queue)
+			expectCanceled("QueueCounts", err)
+			if counts != (queuey.QueueCounts{}) {
+				t.Errorf("QueueCounts with an ended ctx counted %+v", counts)
+			}
+			found, err := f.client.Browse(ended, f.queue, nil, 0)
+			expectCanceled("Browse", err)
+			if found != nil {
+				t.Errorf("Browse with an ended ctx saw %+v", found)
+			}
+			replayed, err := f.client.ReplayDeadLetters(ended, f.queue, nil, false)
+			expectCanceled("ReplayDeadLetters", err)
+			purged, err2 := f.client.PurgeDeadLetters(ended, f.queue, nil)
+			expectCanceled("PurgeDeadLetters", err2)
+			if replayed != 0 || purged != 0 {
+				t.Errorf("with an ended ctx, %d replayed and %d purged", replayed, purged)
+			}
+		}
+		calls()
+
+		// Nothing was replayed, purged or browsed (a browse on RabbitMQ marks the job
+		// redelivered). Counted first: a count right after a browse may miss what it held.
+		if got := f.counts(t, f.queue); got.Ready != 1 {
+			t.Errorf("after the calls, %s counts %+v, want its one job", f.queue, got)
+		}
+		if got := f.counts(t, f.queue+".dead"); got.Ready != 1 {
+			t.Errorf("after the calls, the dead-letter queue counts %+v, want its one letter", got)
+		}
+		if got := f.ids(t, f.queue+".dead", nil); !reflect.DeepEqual(got, []string{dead}) {
+			t.Errorf("after the calls, the dead letters are %v, want %s", got, dead)
+		}
+		if got := f.browse(t, f.queue, nil, 0); len(got) != 1 || got[0].JobID != waiting || got[0].Redelivered {
+			held := []string{}
+			for _, m := range got {
+				held = append(held, fmt.Sprintf("%s (redelivered: %v)", m.JobID, m.Redelivered))
+			}
+			t.Errorf("after the calls, %s holds %v, want job %s never delivered", f.queue, held, waiting)
+		}
+
+		// The ended ctx is all they look at: on a closed client too, it is the error.
+		f.client.Close()
+		calls()
 	})
 
 	t.Run("bad arguments are refused by name", func(t *testing.T) {
@@ -241,24 +320,24 @@ func queueToolsScenarios(t *testing.T, b backend) {
 			name string
 			err  error
 		}{
-			{"limit", func() error { _, err := f.client.Browse(f.queue, nil, -1); return err }()},
+			{"limit", func() error { _, err := f.client.Browse(f.ctx, f.queue, nil, -1); return err }()},
 			{"job_id", func() error {
-				_, err := f.client.Browse(f.queue, &queuey.MessageFilter{JobIDs: []string{"a\x00b"}}, 0)
+				_, err := f.client.Browse(f.ctx, f.queue, &queuey.MessageFilter{JobIDs: []string{"a\x00b"}}, 0)
 				return err
 			}()},
 			{"older_than", func() error {
-				_, err := f.client.PurgeDeadLetters(f.queue, &queuey.MessageFilter{OlderThan: -time.Second})
+				_, err := f.client.PurgeDeadLetters(f.ctx, f.queue, &queuey.MessageFilter{OlderThan: -time.Second})
 				return err
 			}()},
-			{"queue", func() error { _, err := f.client.ReplayDeadLetters("a\x00b", nil, false); return err }()},
-			{"queue_name", func() error { _, err := f.client.QueueCounts("a\x00b"); return err }()},
+			{"queue", func() error { _, err := f.client.ReplayDeadLetters(f.ctx, "a\x00b", nil, false); return err }()},
+			{"queue_name", func() error { _, err := f.client.QueueCounts(f.ctx, "a\x00b"); return err }()},
 		} {
 			if !errors.Is(c.err, queuey.ErrInvalidArgument) || !strings.Contains(c.err.Error(), c.name) {
 				t.Errorf("%s: got %v, want ErrInvalidArgument naming it", c.name, c.err)
 			}
 		}
 		f.client.Close()
-		if _, err := f.client.Browse(f.queue, nil, 0); !errors.Is(err, queuey.ErrClosed) {
+		if _, err := f.client.Browse(f.ctx, f.queue, nil, 0); !errors.Is(err, queuey.ErrClosed) {
 			t.Errorf("Browse on a closed client = %v, want ErrClosed", err)
 		}
 	})

@@ -170,7 +170,7 @@ func workerScenarios(t *testing.T, b backend) {
 		expectDeadLetter(t, f, dead, id, "max attempts (1) exhausted after attempt 1: the handler panicked: kaboom")
 		var header string
 		eventually(t, "the dead letter in "+f.queue+".dead", func() bool {
-			found, err := f.client.Browse(f.queue+".dead", &queuey.MessageFilter{JobIDs: []string{id}}, 0)
+			found, err := f.client.Browse(f.ctx, f.queue+".dead", &queuey.MessageFilter{JobIDs: []string{id}}, 0)
 			if err != nil || len(found) != 1 {
 				return false
 			}
@@ -260,7 +260,7 @@ func TestLoggerReceivesWorkerWarnings(t *testing.T) {
 	if err := client.Declare(f.ctx, queuey.NewQueueConfig(f.queue)); err != nil {
 		t.Fatal(err)
 	}
-	if f.producer, err = client.NewProducer(); err != nil {
+	if f.producer, err = client.NewProducer(f.ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.producer.Close() })
@@ -317,7 +317,7 @@ func TestLinesGoToSlogByDefault(t *testing.T) {
 		if err := client.Declare(f.ctx, queuey.NewQueueConfig(f.queue)); err != nil {
 			t.Fatal(err)
 		}
-		if f.producer, err = client.NewProducer(); err != nil {
+		if f.producer, err = client.NewProducer(f.ctx); err != nil {
 			t.Fatal(err)
 		}
 		w, err := client.NewWorker(f.queue)

@@ -42,7 +42,7 @@ func run(ctx context.Context, url string, count int) error {
 	if err := client.Declare(ctx, queuey.NewQueueConfig("example.emails")); err != nil {
 		return err
 	}
-	producer, err := client.NewProducer()
+	producer, err := client.NewProducer(ctx)
 	if err != nil {
 		return err
 	}

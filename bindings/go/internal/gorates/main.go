@@ -62,7 +62,7 @@ func measure(workload, url, queue string, n int) (float64, error) {
 	if err := client.Declare(ctx, queuey.NewQueueConfig(queue)); err != nil {
 		return 0, fmt.Errorf("declaring the queue: %w", err)
 	}
-	producer, err := client.NewProducer()
+	producer, err := client.NewProducer(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("creating a producer: %w", err)
 	}

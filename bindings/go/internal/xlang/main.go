@@ -95,7 +95,7 @@ func enqueue(args []string) error {
 		return err
 	}
 	defer client.Close()
-	producer, err := client.NewProducer()
+	producer, err := client.NewProducer(ctx)
 	if err != nil {
 		return fmt.Errorf("producer: %w", err)
 	}

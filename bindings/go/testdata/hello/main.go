@@ -31,7 +31,7 @@ func run(ctx context.Context, url string) error {
 	if err := client.Declare(ctx, queuey.NewQueueConfig(queue)); err != nil {
 		return err
 	}
-	producer, err := client.NewProducer()
+	producer, err := client.NewProducer(ctx)
 	if err != nil {
 		return err
 	}
