@@ -1,16 +1,21 @@
 #!/bin/sh
 # quick_start_test.sh SOURCEDIR: runs the first ```sh block of README.md's "Quick start"
 # section, word for word, in a copy of the repository (no build directories) with a
-# fresh $HOME, so that it installs nothing outside a temporary directory. As root, `sudo`
-# runs its command directly (CI has no sudo). Fails on the first failing command.
+# fresh $HOME, so that it installs nothing outside a temporary directory: as root and as
+# user nobody when run as root (CI), else as the user running it. Fails on the first
+# failing command, and when the block leaves a file that git would see as untracked.
 set -eu
 src=$1
 fail() { echo "FAIL: $*"; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/queuey-quick-start.XXXXXX")
-trap 'sudo_stop; rm -rf "$work"' EXIT
+chmod 755 "$work"  # for user nobody
+brokers=""
+stop_brokers() {
+    for dir in $brokers; do "$src/scripts/broker" stop "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; done
+}
+trap 'stop_brokers; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
-sudo_stop() { "$src/scripts/broker" stop /tmp/my-broker >/dev/null 2>&1 || true; }
 
 block=$(awk '/^## Quick start/ { in_section = 1; next }
              in_section && /^## / { exit }
@@ -21,23 +26,40 @@ block=$(awk '/^## Quick start/ { in_section = 1; next }
 echo "== the README's commands"
 echo "$block"
 
-mkdir "$work/queuey" "$work/home"
-tar -C "$src" --exclude='./build*' --exclude=./.git --exclude=./.broker -cf - . |
-    tar -C "$work/queuey" -xf -
-cat >"$work/run.sh" <<SCRIPT
-set -eux
-cd "$work/queuey"
-if [ "\$(id -u)" = 0 ]; then sudo() { "\$@"; }; fi
-$block
-SCRIPT
-echo "== running them"
-HOME="$work/home" sh "$work/run.sh" >"$work/out" 2>&1 || { cat "$work/out"; fail "a command of the quick start failed"; }
-cat "$work/out"
-grep -q "^example.emails: 0 ready" "$work/out" || fail "the worker left jobs in example.emails"
-grep -q "Installing cli/queuey to $work/home/.local/bin" "$work/out" ||
-    fail "the queuey command was not installed in ~/.local/bin"
-if [ -d "$work/home/.local" ]; then  # the uninstall removes the directories it emptied
-    left=$(find "$work/home/.local" -type f)
-    [ -z "$left" ] || fail "the uninstall left files in ~/.local: $left"
+# run_as USER [PREFIX...]: the block in a fresh copy (a git repository, to see what it
+# leaves untracked) and $HOME of its own, run by PREFIX (nothing: this user).
+run_as() {
+    user=$1; shift
+    dir="$work/$user"
+    mkdir -p "$dir/queuey" "$dir/home"
+    tar -C "$src" --exclude='./build*' --exclude=./.git --exclude=./.broker -cf - . |
+        tar -C "$dir/queuey" -xf -
+    git -C "$dir/queuey" init -q
+    git -C "$dir/queuey" add -A
+    git -C "$dir/queuey" -c user.name=test -c user.email=test@localhost commit -qm copy
+    printf 'set -eux\ncd "%s"\n%s\n' "$dir/queuey" "$block" >"$dir/run.sh"
+    [ $# = 0 ] || chown -R "$user" "$dir"
+    uid=$(id -u "$user")
+    brokers="$brokers /tmp/my-broker-$uid"
+    echo "== running them as $user"
+    "$@" env HOME="$dir/home" sh "$dir/run.sh" >"$dir/out" 2>&1 ||
+        { cat "$dir/out"; fail "as $user: a command of the quick start failed"; }
+    cat "$dir/out"
+    grep -q "^example.emails: 0 ready" "$dir/out" || fail "as $user: the worker left jobs in example.emails"
+    grep -q "Installing cli/queuey to $dir/home/.local/bin" "$dir/out" ||
+        fail "as $user: the queuey command was not installed in ~/.local/bin"
+    if [ -d "$dir/home/.local" ]; then  # the uninstall removes the directories it emptied
+        left=$(find "$dir/home/.local" -type f)
+        [ -z "$left" ] || fail "as $user: the uninstall left files in ~/.local: $left"
+    fi
+    untracked=$(git -c safe.directory="*" -C "$dir/queuey" status --porcelain --untracked-files=all)
+    [ -z "$untracked" ] || fail "as $user: the quick start left files git sees: $untracked"
+    echo "the README's quick start works as written, as $user"
+}
+
+if [ "$(id -u)" = 0 ]; then
+    run_as root
+    run_as nobody setpriv --reuid=nobody --regid=nogroup --clear-groups
+else
+    run_as "$(id -un)"
 fi
-echo "the README's quick start works as written"
