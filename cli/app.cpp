@@ -5,6 +5,7 @@
 #include "enqueue_command.hpp"
 #include "global_options.hpp"
 #include "peek_command.hpp"
+#include "queues_command.hpp"
 #include "stats_command.hpp"
 #include "usage_error.hpp"
 
@@ -39,12 +40,17 @@ int run(int argc, char **argv) {
                    "the broker, amqp://user:pass@host:5672/vhost (a list URL,URL,... for a "
                    "cluster); default $QUEUEY_URL");
     app.add_flag("--json", global.json, "one JSON object a line on stdout");
+    app.add_option("--management-url", global.management_url,
+                   "RabbitMQ's management API, http://user:pass@host:15672, where the plugin "
+                   "is enabled: stats then counts every hold queue, unacknowledged jobs and "
+                   "consumers, and `queues` lists the queues; default $QUEUEY_MANAGEMENT_URL");
     app.require_subcommand(1);
     app.fallthrough();  // --url and --json also after the command
     add_enqueue_command(app, global);
     add_stats_command(app, global);
     add_dead_command(app, global);
     add_peek_command(app, global);
+    add_queues_command(app, global);
 
     try {
         app.parse(argc, argv);

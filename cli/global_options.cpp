@@ -16,6 +16,10 @@ queuey::Client GlobalOptions::connect() const {
     return queuey::Client(list.front(), options);
 }
 
+std::optional<ManagementApi> GlobalOptions::management() const {
+    return management_api(management_url, broker_url(url));
+}
+
 void GlobalOptions::print(const JsonLine &line, const std::string &human) const {
     std::puts((json ? line.str() : human).c_str());
 }

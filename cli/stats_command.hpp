@@ -1,6 +1,6 @@
 // queuey stats QUEUE... [--watch SECONDS]: ready messages and consumers of each work
-// queue, its hold queues and its dead letters, from passive declares (no management
-// plugin needed).
+// queue, its hold queues and its dead letters, from passive declares, and from the
+// management API where it is enabled (every hold queue, unacknowledged jobs, consumers).
 #pragma once
 
 #include "global_options.hpp"

@@ -14,7 +14,7 @@ QUEUEY_DEB_PACKAGES=(
     cmake                               # queueyConfigVersion.cmake; the CMake consumer test
     clang libclang-rt-14-dev            # sanitizer build and libFuzzer targets
     libgtest-dev libbenchmark-dev       # tests and benchmarks
-    libcli11-dev                        # the queuey command's argument parser
+    libcli11-dev libcurl4-openssl-dev   # the queuey command: arguments, the management API
     rapidjson-dev uuid-dev librabbitmq-dev
     abigail-tools                       # abidw / abidiff for the ABI check
     valgrind

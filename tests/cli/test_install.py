@@ -1,8 +1,10 @@
-"""`meson install` gives a working queuey command on PATH (issue 12's "done when")."""
+"""`meson install` gives a working queuey command on PATH (issue 12's "done when"), which
+finds its library without LD_LIBRARY_PATH (issue 41)."""
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -12,11 +14,14 @@ def test_meson_install_puts_a_working_queuey_on_path(cli, build_root, queue, tmp
                     str(tmp_path), "--quiet"], check=True, capture_output=True)
     [program] = tmp_path.rglob("bin/queuey")
     [library] = tmp_path.rglob("libqueuey.so.0")
-    env = dict(os.environ, PATH=f"{program.parent}:{os.environ['PATH']}",
-               LD_LIBRARY_PATH=str(library.parent), QUEUEY_URL=cli.url)
+    # No LD_LIBRARY_PATH (issue 41): its RUNPATH, $ORIGIN/../lib/..., finds the library
+    # installed beside it, wherever the installation is (here under a DESTDIR).
+    env = dict(os.environ, PATH=f"{program.parent}:{os.environ['PATH']}", QUEUEY_URL=cli.url)
+    env.pop("LD_LIBRARY_PATH", None)
     assert shutil.which("queuey", path=env["PATH"]) == str(program)
     linked = subprocess.run(["ldd", str(program)], env=env, capture_output=True, text=True)
-    assert f"{library.parent}/libqueuey.so.0" in linked.stdout, "it runs the installed library"
+    found = re.search(r"libqueuey\.so\.0 => (\S+)", linked.stdout)
+    assert found and os.path.realpath(found[1]) == os.path.realpath(library), linked.stdout
 
     def queuey(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(["queuey", *args], env=env, capture_output=True, text=True,
