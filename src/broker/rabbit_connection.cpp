@@ -934,8 +934,9 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
     hand_back(*subscription, timeout);
     if (timeout && !std::exchange(consumer_timeout_logged_, true))
         options_.logger.warn(consumer_timeout_warning(subscription->queue, text));
-    if (subscription->cancelled_by_broker) {
-        // Waiting to consume again: then on a channel opened anew.
+    if (subscription->cancelled_by_broker || subscription->stopped) {
+        // Waiting to consume again: then on a channel opened anew. A stopped one is done:
+        // consuming again would take jobs that a shutting-down worker only gives back.
         subscription->channel_open = false;
         if (!subscription->resubscribe.pending()) std::erase(subscriptions_, subscription);
         return;
@@ -1049,9 +1050,11 @@ void RabbitConnection::restore() {
         }
     }
     // A consumer the broker cancelled consumes again on its schedule, on a new channel;
-    // one that stopped is done.
+    // one that stopped (itself, or waiting no more) is done.
     std::erase_if(subscriptions_, [](const auto &s) {
-        return s->cancelled_by_broker && !s->resubscribe.pending();
+        const bool done = s->stopped || (s->cancelled_by_broker && !s->resubscribe.pending());
+        if (done) s->channel_open = false;
+        return done;
     });
     for (auto it = subscriptions_.begin(); it != subscriptions_.end();) {
         if ((*it)->cancelled_by_broker) {

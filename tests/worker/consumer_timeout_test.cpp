@@ -200,6 +200,27 @@ TEST_P(ConsumerTimeout, AJobCutSoonAfterItsWaitInThePrefetchIsChargedForTheWait)
     EXPECT_EQ(raw_->message_count(queue_.name + ".dead"), 0u);
 }
 
+// A shutdown stops the consumer and lets the running job end; the broker's timeout then
+// closes its channel under that job. The stopped consumer must not consume again: it would
+// take the jobs back only to give them back (a shutdown runs nothing new), over and over,
+// and run() would never return (the chaos suite's consumer-timeout scenario hung so).
+TEST_P(ConsumerTimeout, AConsumerStoppedByAShutdownConsumesNoMoreWhenTheTimeoutClosesItsChannel) {
+    enqueue(R"({"long":true})");
+    enqueue(R"({"short":1})");
+    const auto started = std::chrono::steady_clock::now();
+    const Ran ran = run_worker([](const auto &counters) { return counters.in_flight == 1; });
+    const auto took = std::chrono::steady_clock::now() - started;
+
+    EXPECT_LT(took, long_job + 5s) << "run() did not return once the long job had ended";
+    EXPECT_EQ(ran.runs.at(R"({"long":true})"), 1);
+    EXPECT_EQ(ran.runs.count(R"({"short":1})"), 0u) << "a job ran after the shutdown";
+    EXPECT_EQ(ran.counters.worker_lost, 0u);
+    // The long job went back with the closed channel, the short one was given back.
+    std::optional<std::uint32_t> ready;
+    EXPECT_TRUE(eventually([&] { return (ready = raw_->message_count(queue_.name)) == 2u; }, 5s))
+        << ready.value_or(0) << " jobs in the queue";
+}
+
 // The way to run longer jobs that RabbitMQ 4.0 offers per queue: a policy consumer-timeout
 // (3.12 and later). RabbitMQ 3.10 refuses the policy: there only consumer_timeout in
 // rabbitmq.conf helps.
