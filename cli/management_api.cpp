@@ -31,7 +31,8 @@ std::string escaped(const std::string &text) {
 // percent-encoded already); "/" when the URL has none.
 std::string vhost_of(const std::string &amqp_url) {
     const std::size_t scheme_end = amqp_url.find("://");
-    const std::size_t path = amqp_url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
+    const std::size_t path =
+        amqp_url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
     if (path == std::string::npos) return "%2F";
     const std::string segment = amqp_url.substr(path + 1, amqp_url.find('?', path) - path - 1);
     return segment.empty() ? "%2F" : segment;
@@ -69,14 +70,14 @@ std::string ManagementApi::get(const std::string &path) const {
 }
 
 std::vector<ManagedQueue> ManagementApi::queues() const {
-    return read_queue_list(
-        get("/api/queues/" + vhost_ +
-            "?columns=name,messages_ready,messages_unacknowledged,consumers"));
+    return read_queue_list(get("/api/queues/" + vhost_ +
+                               "?columns=name,messages_ready,messages_unacknowledged,consumers"));
 }
 
 std::vector<ManagedConsumer> ManagementApi::consumers_of(const std::string &queue) const {
-    return read_consumers(get("/api/queues/" + vhost_ + "/" + escaped(queue)),
-                          get("/api/vhosts/" + vhost_ + "/connections?columns=name,user_provided_name"));
+    return read_consumers(
+        get("/api/queues/" + vhost_ + "/" + escaped(queue)),
+        get("/api/vhosts/" + vhost_ + "/connections?columns=name,user_provided_name"));
 }
 
 std::optional<ManagementApi> management_api(const std::string &flag, const std::string &amqp_url) {

@@ -57,11 +57,10 @@ std::vector<ManagedConsumer> read_consumers(std::string_view queue, std::string_
     for (const rapidjson::Value &consumer : details.GetArray()) {
         const rapidjson::Value &channel = member(consumer, "channel_details");
         const rapidjson::Value &ack = member(consumer, "ack_required");
-        consumers.push_back({text(consumer, "consumer_tag"),
-                             given_names[text(channel, "connection_name")],
-                             text(channel, "peer_host") + ":" +
-                                 std::to_string(count(channel, "peer_port")),
-                             count(consumer, "prefetch_count"), !ack.IsBool() || ack.GetBool()});
+        consumers.push_back(
+            {text(consumer, "consumer_tag"), given_names[text(channel, "connection_name")],
+             text(channel, "peer_host") + ":" + std::to_string(count(channel, "peer_port")),
+             count(consumer, "prefetch_count"), !ack.IsBool() || ack.GetBool()});
     }
     return consumers;
 }

@@ -8,7 +8,7 @@
 
 namespace queuey_cli {
 
-std::string dead_name(const std::string &queue);                     // QUEUE.dead
+std::string dead_name(const std::string &queue);                        // QUEUE.dead
 std::string hold_name(const std::string &queue, std::uint64_t ttl_ms);  // QUEUE.deferred.TTL
 
 // The TTL of name when it is a hold queue of queue, else nullopt.

@@ -5,7 +5,6 @@
 #include "utf8_text.hpp"
 
 #include <map>
-#include <set>
 
 namespace queuey_cli {
 
@@ -16,8 +15,9 @@ namespace {
 void queues(const GlobalOptions &global) {
     const std::optional<ManagementApi> management = global.management();
     if (!management)
-        throw UsageError("queues needs RabbitMQ's management API: pass --management-url or set "
-                         "QUEUEY_MANAGEMENT_URL (AMQP cannot list queues)");
+        throw UsageError(
+            "queues needs RabbitMQ's management API: pass --management-url or set "
+            "QUEUEY_MANAGEMENT_URL (AMQP cannot list queues)");
     const std::vector<ManagedQueue> listed = management->queues();
     std::map<std::string, const ManagedQueue *> by_name;
     for (const ManagedQueue &queue : listed) by_name[queue.name] = &queue;
@@ -40,8 +40,7 @@ void queues(const GlobalOptions &global) {
                                std::to_string(queue->unacknowledged) + " unacknowledged, " +
                                std::to_string(queue->consumers) + " consumer(s), " +
                                std::to_string(held) + " held in " + std::to_string(holds) +
-                               " hold queue(s), " + std::to_string(dead->second->ready) +
-                               " dead");
+                               " hold queue(s), " + std::to_string(dead->second->ready) + " dead");
         ++shown;
     }
     if (!global.json) std::printf("%zu queuey queue(s)\n", shown);

@@ -26,7 +26,7 @@ struct StatsArguments {
     std::uint64_t granularity_ms = 1000;
     std::string probe_up_to = "5m";
     double watch_seconds = 0;
-    std::size_t count = 0;  // reports before --watch stops; 0: until interrupted
+    std::size_t count = 0;   // reports before --watch stops; 0: until interrupted
     bool consumers = false;  // --consumers: each consumer of the queue (management API)
 };
 
@@ -36,7 +36,7 @@ struct QueueStats {
     std::uint64_t dead = 0;
     std::map<std::uint64_t, std::uint64_t> holds;  // by TTL: the ready messages of each
     std::optional<std::uint64_t> unacknowledged;   // known to the management API only
-    std::vector<ManagedConsumer> consumers;         // with --consumers
+    std::vector<ManagedConsumer> consumers;        // with --consumers
     std::uint64_t held() const {
         std::uint64_t total = 0;
         for (const auto &[ttl, ready] : holds) total += ready;
@@ -44,9 +44,9 @@ struct QueueStats {
     }
 };
 
-// Without the management API the holds are found by name (AMQP cannot list queues). Every multiple of the delay
-// granularity up to the probe limit (the delays a retry policy gives, rounded up as the
-// topology rounds them), and the TTLs given with --hold.
+// Without the management API the holds are found by name (AMQP cannot list queues). Every multiple
+// of the delay granularity up to the probe limit (the delays a retry policy gives, rounded up as
+// the topology rounds them), and the TTLs given with --hold.
 std::vector<std::uint64_t> hold_ttls(const StatsArguments &args) {
     if (args.granularity_ms == 0) throw UsageError("--granularity must be at least 1 ms");
     const auto up_to = static_cast<std::uint64_t>(parse_duration(args.probe_up_to).count());
@@ -175,8 +175,9 @@ void stats(const GlobalOptions &global, const StatsArguments &args) {
         throw UsageError("--watch takes a number of seconds");
     const std::optional<ManagementApi> management = global.management();
     if (args.consumers && !management)
-        throw UsageError("--consumers needs RabbitMQ's management API: pass --management-url "
-                         "or set QUEUEY_MANAGEMENT_URL (AMQP cannot list a queue's consumers)");
+        throw UsageError(
+            "--consumers needs RabbitMQ's management API: pass --management-url "
+            "or set QUEUEY_MANAGEMENT_URL (AMQP cannot list a queue's consumers)");
     HoldSource source;
     // With the API every hold queue is listed; without it, those up to --probe-up-to.
     const std::string holds_counted =
@@ -193,8 +194,8 @@ void stats(const GlobalOptions &global, const StatsArguments &args) {
             QueueStats now = look(client, queue, source);
             if (args.consumers) now.consumers = management->consumers_of(queue);
             const auto earlier = before.find(queue);
-            print(global, queue, now, earlier == before.end() ? nullptr : &earlier->second,
-                  seconds, holds_counted);
+            print(global, queue, now, earlier == before.end() ? nullptr : &earlier->second, seconds,
+                  holds_counted);
             before[queue] = now;
         }
         std::fflush(stdout);

@@ -18,7 +18,7 @@ import (
 )
 
 // Real signals to a real process: the test binary runs itself again as a worker
-// (TestSignalWorkerProcess), stopping on signals the way docs/worker.md tells Go users to.
+// (runSignalWorker, from TestMain), stopping on signals the way docs/worker.md tells Go users to.
 
 const (
 	signalJobs        = 10
@@ -34,12 +34,23 @@ func signalQueueConfig(name string) queuey.QueueConfig {
 	return cfg
 }
 
-// TestSignalWorkerProcess is the child's side; it runs only when a parent starts it.
-func TestSignalWorkerProcess(t *testing.T) {
+// TestMain runs the worker process (runSignalWorker) when a parent starts this binary as
+// one, instead of the tests.
+func TestMain(m *testing.M) {
 	url, queue := os.Getenv("QUEUEY_SIGNAL_CHILD_URL"), os.Getenv("QUEUEY_SIGNAL_CHILD_QUEUE")
 	if url == "" || queue == "" {
-		t.Skip("the worker process of the TestBroker*SIGTERM* tests")
+		os.Exit(m.Run())
 	}
+	if err := runSignalWorker(url, queue); err != nil {
+		fmt.Fprintln(os.Stderr, "signal worker:", err)
+		os.Exit(1)
+	}
+	fmt.Println("run returned")
+	os.Exit(0)
+}
+
+// runSignalWorker is the worker process's side of the TestBroker*SIGTERM* tests.
+func runSignalWorker(url, queue string) error {
 	// As examples/go/worker does: after the first signal, Go's default again.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -47,33 +58,32 @@ func TestSignalWorkerProcess(t *testing.T) {
 
 	client, err := queuey.Dial(ctx, url)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer client.Close()
 	if err := client.Declare(ctx, signalQueueConfig(queue)); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	w, err := client.NewWorker(queue)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer w.Close()
 	if err := w.SetConcurrency(signalConcurrency); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	register(t, w, "sleep", func(_ context.Context, job *queuey.Job) error {
+	if err := w.Handle("sleep", func(_ context.Context, job *queuey.Job) error {
 		fmt.Printf("started %s %d\n", job.ID, job.Attempt)
 		time.Sleep(signalJobLength)
 		fmt.Printf("finished %s\n", job.ID)
 		return nil
-	})
-	if err := w.Run(ctx); err != nil {
-		t.Fatalf("Run: %v", err)
+	}); err != nil {
+		return err
 	}
-	fmt.Println("run returned")
+	return w.Run(ctx)
 }
 
-// signalChild is a running TestSignalWorkerProcess and the lines it printed.
+// signalChild is a running worker process (runSignalWorker) and the lines it printed.
 type signalChild struct {
 	cmd     *exec.Cmd
 	stderr  bytes.Buffer // read only once exited is closed
@@ -90,7 +100,7 @@ type signalChild struct {
 func startSignalChild(t *testing.T, url, queue string) *signalChild {
 	t.Helper()
 	c := &signalChild{changed: make(chan struct{}, 1), drained: make(chan struct{}), exited: make(chan struct{})}
-	c.cmd = exec.Command(os.Args[0], "-test.run=^TestSignalWorkerProcess$")
+	c.cmd = exec.Command(os.Args[0])
 	c.cmd.Env = append(os.Environ(), "QUEUEY_SIGNAL_CHILD_URL="+url, "QUEUEY_SIGNAL_CHILD_QUEUE="+queue)
 	// An *os.File, so that Wait returns when the process ends, not when the pipe does.
 	r, w, err := os.Pipe()

@@ -177,11 +177,7 @@ void Worker::wait_for_shutdown() {
 void Worker::work(Consumer &consumer, std::once_flag &stopped) {
     while (true) {
         if (stop_requested()) shutdown();
-        bool stopping;
-        {
-            std::lock_guard lock(mutex_);
-            stopping = stopping_;
-        }
+        const bool stopping = this->stopping();
         // run()'s thread stops the flow at shutdown; a thread that sees the shutdown first
         // stops it itself, so that its next() drains what was received instead of waiting
         // for it, handing each job back (handle()).
@@ -246,10 +242,7 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
                              " returned after it had timed out; its outcome is ignored");
 }
 
-bool Worker::stopping() const {
-    std::lock_guard lock(mutex_);
-    return stopping_;
-}
+bool Worker::stopping() const { return stopping_.load(); }
 
 // A republished copy, not a nack: a nacked job comes back marked redelivered, and the
 // next worker, in another process, would charge it a lost run. The copy carries the

@@ -69,7 +69,8 @@ public:
     // it cannot consume (a queue not declared, the connection closed, ...).
     void run();
     // Stops the flow of deliveries, lets the running jobs end and settles them, gives the
-    // jobs received and not started back to their queue, then run() returns. Idempotent; callable from any thread, a handler included, and
+    // jobs received and not started back to their queue, then run() returns.
+    // Idempotent; callable from any thread, a handler included, and
     // before run() (run() then returns at once).
     void shutdown();
 
@@ -145,9 +146,10 @@ private:
     JobMetrics job_metrics_;  // thread-safe itself
 
     std::atomic<std::uint64_t> given_back_{0};  // by the shutdown under way
-    mutable std::mutex mutex_;  // guards the fields below
+    std::mutex mutex_;  // guards the fields below; stopping_ is written under it
     std::condition_variable changed_;
-    bool stopping_ = false;
+    // Atomic as well: handle() reads it for every job without the lock.
+    std::atomic<bool> stopping_{false};
     bool running_ = false;
     std::vector<std::shared_ptr<RunningJob>> running_jobs_;  // for the timeout watchdog
 

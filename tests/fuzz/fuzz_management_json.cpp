@@ -16,13 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     try {
         for (const queuey_cli::ManagedQueue &listed : queuey_cli::read_queue_list(bytes))
             if (listed.name.size() > size) __builtin_trap();
-    } catch (const std::runtime_error &) {
-    }
+    } catch (const std::runtime_error &) {}
     try {
         for (const queuey_cli::ManagedConsumer &consumer :
              queuey_cli::read_consumers(queue, connections))
             if (consumer.peer.find(':') == std::string::npos) __builtin_trap();
-    } catch (const std::runtime_error &) {
-    }
+    } catch (const std::runtime_error &) {}
     return 0;
 }
