@@ -25,6 +25,10 @@ std::string hold_name(const std::string &queue, std::uint64_t ttl_ms) {
     return queue + std::string(hold_infix) + std::to_string(ttl_ms);
 }
 
+std::string hold_index_name(const std::string &queue) {
+    return queue + std::string(hold_infix) + "index";
+}
+
 std::optional<std::uint64_t> hold_ttl_of(const std::string &queue, const std::string &name) {
     const std::string prefix = queue + std::string(hold_infix);
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0)

@@ -10,6 +10,7 @@ namespace queuey_cli {
 
 std::string dead_name(const std::string &queue);                        // QUEUE.dead
 std::string hold_name(const std::string &queue, std::uint64_t ttl_ms);  // QUEUE.deferred.TTL
+std::string hold_index_name(const std::string &queue);                  // QUEUE.deferred.index
 
 // The TTL of name when it is a hold queue of queue, else nullopt.
 std::optional<std::uint64_t> hold_ttl_of(const std::string &queue, const std::string &name);

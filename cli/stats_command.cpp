@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -69,6 +70,22 @@ std::optional<queuey::QueueCounts> counts_if_there(queuey::Client &client,
     }
 }
 
+// The TTLs of the holds named in the queue's hold index (src/hold_index.hpp), which queuey
+// keeps without the management API: browsed, not consumed. An entry that names no hold of
+// this queue is passed over; a queue only the Rust crates used has no index.
+std::set<std::uint64_t> indexed_hold_ttls(queuey::Client &client, const std::string &queue) {
+    std::set<std::uint64_t> ttls;
+    try {
+        client.browse(hold_index_name(queue), [&](const queuey::MessageView &entry) {
+            if (const auto ttl = hold_ttl_of(queue, std::string(entry.body()))) ttls.insert(*ttl);
+            return true;
+        });
+    } catch (const queuey::Error &error) {
+        if (error.status() != QY_ERR_NOT_FOUND) throw;
+    }
+    return ttls;
+}
+
 // Where the holds and the unacknowledged count come from: every queue of the vhost as the
 // management API listed it, or the hold TTLs to probe by name.
 struct HoldSource {
@@ -91,7 +108,9 @@ QueueStats look(queuey::Client &client, const std::string &queue, const HoldSour
         }
         return stats;
     }
-    for (const std::uint64_t ttl : source.probed_ttls)
+    std::set<std::uint64_t> ttls(source.probed_ttls.begin(), source.probed_ttls.end());
+    ttls.merge(indexed_hold_ttls(client, queue));
+    for (const std::uint64_t ttl : ttls)
         if (const auto hold = counts_if_there(client, hold_name(queue, ttl)))
             stats.holds[ttl] = hold->ready;
     return stats;
@@ -179,9 +198,10 @@ void stats(const GlobalOptions &global, const StatsArguments &args) {
             "--consumers needs RabbitMQ's management API: pass --management-url "
             "or set QUEUEY_MANAGEMENT_URL (AMQP cannot list a queue's consumers)");
     HoldSource source;
-    // With the API every hold queue is listed; without it, those up to --probe-up-to.
+    // With the API every hold queue is listed; without it, those queuey indexed and those
+    // up to --probe-up-to (the Rust crates index none).
     const std::string holds_counted =
-        management ? "all" : "hold queues up to " + args.probe_up_to + " probed";
+        management ? "all" : "indexed, and up to " + args.probe_up_to + " probed";
     if (!management) source.probed_ttls = hold_ttls(args);
     queuey::Client client = global.connect();
     std::map<std::string, QueueStats> before;
@@ -214,7 +234,8 @@ void add_stats_command(CLI::App &app, const GlobalOptions &global) {
         "queues, and its dead letters. With the management API (--management-url) every "
         "hold queue is counted, and the unacknowledged jobs (--consumers: each consumer). "
         "Without it, from passive declares: AMQP has no count of unacknowledged messages and "
-        "cannot list queues, so the hold queues are looked for by name (QUEUE.deferred.TTL "
+        "cannot list queues, so the hold queues are those named in QUEUE.deferred.index (where "
+        "queuey notes each hold queue it declares) and those found by name (QUEUE.deferred.TTL "
         "for each multiple of --granularity up to --probe-up-to, and each --hold). With "
         "--watch, the change per second of the ready and dead counts (jobs in minus jobs "
         "out: AMQP cannot tell the two apart).");

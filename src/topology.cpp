@@ -11,7 +11,7 @@ namespace queuey {
 namespace {
 
 // The largest x-expires the hold tables write: RabbitMQ's limit for the argument.
-constexpr std::int64_t max_hold_expires_ms = 4294967295;
+constexpr std::int64_t max_hold_expires_ms = max_rabbitmq_timer_ms;
 // A quorum hold queue's lease lasts at least this much past its TTL. A held job is lost
 // when the queue expires before the job does, and losing a node (a leader election, a
 // reconnect to another node, a dead-letter publish waiting for q's new leader) easily

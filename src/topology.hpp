@@ -18,6 +18,8 @@ namespace queuey {
 // The longest delay a hold queue can express: half the largest TTL, so that the hold
 // queue's x-expires (twice the TTL) still fits.
 inline constexpr std::uint64_t max_delay_ms = 2147483647;
+// RabbitMQ's limit for x-expires and for a message's expiration, in ms.
+inline constexpr std::int64_t max_rabbitmq_timer_ms = 4294967295;
 // q.deferred.2147483647 must fit in an AMQP short string (255 bytes).
 inline constexpr std::size_t max_queue_name_bytes = 235;
 inline constexpr std::uint8_t default_max_priority = 10;

@@ -382,6 +382,23 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
     if (status != AMQP_STATUS_OK) check_status(status, "publishing to queue '" + queue + "'");
 }
 
+void AmqpSession::publish_expiring(amqp_channel_t channel, const std::string &queue,
+                                   std::string_view text, std::chrono::milliseconds expiration) {
+    if (!outgoing_.empty()) flush_publishes();
+    forget_room();
+    const std::string expires = std::to_string(expiration.count());
+    amqp_basic_properties_t properties{};
+    properties._flags =
+        AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG | AMQP_BASIC_EXPIRATION_FLAG;
+    properties.content_type = amqp_cstring_bytes("text/plain");
+    properties.delivery_mode = AMQP_DELIVERY_PERSISTENT;
+    properties.expiration = amqp_bytes_of(expires);
+    check_status(amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
+                                    /*mandatory=*/0, /*immediate=*/0, &properties,
+                                    amqp_bytes_of(text)),
+                 "publishing to queue '" + queue + "'");
+}
+
 void AmqpSession::check_receiving(const std::string &queue) {
     if (receive_deadline_.recent() || receive_deadline_.before_write()) return;
     broken_ = true;

@@ -73,6 +73,10 @@ public:
     // after flush_publishes.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
                  const BodyParts &body);
+    // A persistent text message that the broker drops once expiration has passed, written
+    // now, not mandatory (a hold index entry: hold_index.hpp). Kept publishes go first.
+    void publish_expiring(amqp_channel_t channel, const std::string &queue, std::string_view text,
+                          std::chrono::milliseconds expiration);
     // Writes the publishes kept so far, with one sendmsg where the socket takes them whole.
     void flush_publishes();
     // With multiple, also every earlier unacknowledged delivery of the channel.

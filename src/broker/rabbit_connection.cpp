@@ -1,5 +1,6 @@
 #include "rabbit_connection.hpp"
 
+#include "../hold_index.hpp"
 #include "amqp_failure.hpp"
 #include "consumer_timeout.hpp"
 
@@ -202,6 +203,24 @@ void RabbitConnection::declare_then_publish(const std::shared_ptr<PublishBatch> 
             }
             if (--*left == 0) post(PublishCommand{batch});
         });
+    index_holds(declare_first, sent_at);
+}
+
+void RabbitConnection::index_holds(const HoldSpecs &holds, Clock::time_point now) {
+    // Behind the holds' declares on their channel: an index the broker refused (declared
+    // by hand with other arguments) closes the channel after they were answered. Nobody
+    // waits for it; stats then counts the holds it finds by name.
+    std::string declared;  // the index declared by this call
+    for (const std::shared_ptr<const QueueSpec> &hold : holds) {
+        const std::optional<QueueSpec> index = hold_index_spec(*hold);
+        if (!index || !hold_index_entries_.take_due(*hold, now)) continue;
+        if (declared != index->name) {
+            start_declare(*index, [](PendingDeclares::Result, const Error *) {});
+            declared = index->name;
+        }
+        session_->publish_expiring(declare_channel, index->name, hold->name,
+                                   hold_index_times(*hold).lifetime);
+    }
 }
 
 void RabbitConnection::run_publish(const std::shared_ptr<PublishBatch> &batch) {
@@ -962,6 +981,7 @@ void RabbitConnection::on_connection_lost(const Error &error) {
             last_error_ + ")");
     tracker_.reset();
     hold_leases_.forget_all();  // a broker that restarted may have lost them
+    hold_index_entries_.forget_all();
     declares_.fail_all(
         Error(QY_ERR_CONNECTION, "",
               "the connection was lost before the broker answered (" + last_error_ + ")"));

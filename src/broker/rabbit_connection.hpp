@@ -22,6 +22,7 @@
 #include "command_claim.hpp"
 #include "confirm_tracker.hpp"
 #include "delivery_queue.hpp"
+#include "hold_index_entries.hpp"
 #include "hold_leases.hpp"
 #include "message_size_limit.hpp"
 #include "own_redeliveries.hpp"
@@ -263,6 +264,8 @@ private:
     // Declares the hold queues, then queues the batch once the broker answered them all.
     void declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
                               const HoldSpecs &declare_first);
+    // After their declares: the entries of the holds' index that are due (hold_index.hpp).
+    void index_holds(const HoldSpecs &holds, Clock::time_point now);
     // Writes the batch's publishes if its holds are fresh (hold_leases.hpp), or declares
     // them first.
     void run_publish(const std::shared_ptr<PublishBatch> &batch);
@@ -383,6 +386,7 @@ private:
     ConfirmTracker tracker_;                // I/O thread only
     ArrivingContents arriving_;             // the reader only (the I/O thread or a lend)
     HoldLeases hold_leases_;
+    HoldIndexEntries hold_index_entries_;
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
     PendingDeclares declares_;                                  // I/O thread only

@@ -95,6 +95,10 @@ class Amqp:
     def delete(self, queue: str) -> None:
         subprocess.run(["amqp-delete-queue", "-u", self.url, "-q", queue], capture_output=True)
 
+    def publish(self, queue: str, body: str) -> None:
+        subprocess.run(["amqp-publish", "-u", self.url, "-r", queue, "-b", body],
+                       check=True, capture_output=True)
+
     def get(self, queue: str) -> dict | None:
         """The envelope at the head of queue (taken off it), or None when it is empty."""
         done = subprocess.run(["amqp-get", "-u", self.url, "-q", queue], capture_output=True)
@@ -111,5 +115,6 @@ def queue(request: pytest.FixtureRequest, amqp: Amqp) -> Iterator[str]:
     """A fresh queue name; it and what queuey declares for it are deleted afterwards."""
     name = f"cli.{re.sub(r'[^A-Za-z0-9_.-]', '_', request.node.name)[:80]}.{uuid.uuid4().hex[:8]}"
     yield name
-    for suffix in ("", ".dead", ".deferred.1000", ".deferred.2000", ".deferred.240000"):
+    for suffix in ("", ".dead", ".deferred.1000", ".deferred.2000", ".deferred.240000",
+                   ".deferred.index"):
         amqp.delete(name + suffix)

@@ -185,11 +185,11 @@ def test_stats_counts_ready_held_and_dead(cli, amqp, queue):
     put_dead_letter(amqp, queue, "t", "timeout")
     [line] = cli("--json", "stats", queue).json_lines()
     assert line == {"queue": queue, "ready": 3, "consumers": 0, "held": 1,
-                    "holds_counted": "hold queues up to 5m probed", "dead": 1,
+                    "holds_counted": "indexed, and up to 5m probed", "dead": 1,
                     "holds": {f"{queue}.deferred.240000": 1}}
     human = cli("stats", queue)
     assert human.stdout.strip() == (f"{queue}: 3 ready, 0 consumer(s), 1 held in 1 hold queue(s) "
-                                    "(hold queues up to 5m probed), 1 dead")
+                                    "(indexed, and up to 5m probed), 1 dead")
     watch = cli("--json", "stats", queue, "--watch", "0.2", "--count", "2")
     assert watch.status == 0, watch.stderr
     first, second = watch.json_lines()

@@ -116,6 +116,31 @@ TEST_F(Holds, AShortDelayIsNotStuckBehindALongOne) {
     second->ack();
 }
 
+TEST_F(Holds, EveryHoldQueueIsNamedInItsWorkQueuesIndexForLongerThanItCanLive) {
+    // docs/broker.md, the hold index: what `queuey stats` reads without the management API.
+    for (const queuey::QueueType type : {queuey::QueueType::classic, queuey::QueueType::quorum}) {
+        const auto config = declare_queue([&](queuey::QueueConfig &c) { c.type = type; });
+        for (const auto delay : {90s, 600s, 7200s, 600s})
+            producer_->enqueue_after(job(config.name), delay);
+        const std::vector<RawMessage> entries = raw_->drain(config.name + ".deferred.index");
+        std::vector<std::pair<std::string, std::string>> seen;
+        for (const RawMessage &entry : entries) {
+            seen.emplace_back(entry.body, entry.expiration.value_or("none"));
+            EXPECT_EQ(entry.content_type, "text/plain");
+            EXPECT_EQ(entry.delivery_mode, 2) << "lost with a broker restart, unlike its hold";
+        }
+        // A 90 s hold lives 180 s after its declare: an entry every 5 minutes at most, for
+        // 480 s. 10 minutes: 20 min, an entry every 10 living 30. 2 h: 4 h, 2 h, 6 h. The
+        // second 10 minute hold is in the index already. On quorum the holds outlive one
+        // TTL by at least 5 minutes.
+        const bool quorum = type == queuey::QueueType::quorum;
+        EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::string>>{
+                            {config.name + ".deferred.90000", quorum ? "690000" : "480000"},
+                            {config.name + ".deferred.600000", "1800000"},
+                            {config.name + ".deferred.7200000", "21600000"}}));
+    }
+}
+
 TEST_F(Holds, HoldingForAQueueThisClientNeverDeclaredIsRefused) {
     const std::string stranger = new_queue("stranger");
     raw_->declare(stranger, true, {});

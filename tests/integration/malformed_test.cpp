@@ -49,7 +49,7 @@ TEST_F(Malformed, BodiesThatAreNoEnvelopeGoVerbatimToTheDeadLettersAndTheConsume
         ASSERT_NE(original, nullptr);
         EXPECT_EQ(original->kind, AMQP_FIELD_KIND_UTF8);
         EXPECT_EQ(original->text, config.name);
-        EXPECT_FALSE(dead[i].has_expiration);
+        EXPECT_FALSE(dead[i].expiration);
         EXPECT_EQ(dead[i].delivery_mode, 2) << "a dead letter must survive a broker restart";
     }
     EXPECT_EQ(raw_->message_count(config.name), 0u) << "the malformed originals were not acked";

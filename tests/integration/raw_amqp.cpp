@@ -193,7 +193,8 @@ std::optional<RawMessage> RawAmqp::get_from(const std::string &queue, bool auto_
     if (p._flags & AMQP_BASIC_MESSAGE_ID_FLAG) result.message_id = text_of(p.message_id);
     if (p._flags & AMQP_BASIC_TYPE_FLAG) result.type = text_of(p.type);
     if (p._flags & AMQP_BASIC_PRIORITY_FLAG) result.priority = p.priority;
-    result.has_expiration = (p._flags & AMQP_BASIC_EXPIRATION_FLAG) != 0;
+    if (p._flags & AMQP_BASIC_EXPIRATION_FLAG)
+        result.expiration = text_of(p.expiration);
     result.has_headers = (p._flags & AMQP_BASIC_HEADERS_FLAG) != 0;
     if (result.has_headers)
         for (int i = 0; i < p.headers.num_entries; ++i)

@@ -32,7 +32,7 @@ struct RawMessage {
     std::optional<std::string> message_id;
     std::optional<std::string> type;
     std::optional<std::uint8_t> priority;
-    bool has_expiration = false;
+    std::optional<std::string> expiration;
     bool has_headers = false;
     std::vector<RawHeader> headers;
 

@@ -41,7 +41,7 @@ void expect_envelope_properties(const RawMessage &message, const queuey::Envelop
     EXPECT_EQ(message.type, env.job_type);
     ASSERT_TRUE(message.priority.has_value()) << "priority must always be set, also when 0";
     EXPECT_EQ(*message.priority, env.priority);
-    EXPECT_FALSE(message.has_expiration) << "expiration must never be set";
+    EXPECT_FALSE(message.expiration) << "expiration must never be set";
     expect_u32_header(message, "x-attempt", env.attempt);
     expect_u32_header(message, "x-deferrals", env.deferrals);
 }
