@@ -503,7 +503,9 @@ QY_API qy_status qy_client_new(const char *url, const qy_client_options *opts, q
                                qy_error **err);
 
 /**
- * Closes the connection and frees the client. Producers, consumers and deliveries made
+ * Closes the connection and frees the client. Settles that returned QY_OK are sent
+ * first, also those of a consumer still open; publishes not yet written fail with
+ * QY_ERR_CLOSED ("not sent"). Producers, consumers and deliveries made
  * from it stay valid to free, but their calls then fail with QY_ERR_CLOSED. Waits up to
  * 2 s for the log callback to take the lines still queued (qy_client_options_set_log()).
  * NULL is a no-op.

@@ -49,12 +49,28 @@ bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
     return true;
 }
 
+namespace {
+
+// The consumers of a shared queue wait for the I/O thread to the end.
+bool waits_for_a_nudge(DeliveryQueue &sink) { return !sink.shared() && sink.wants_nudge(); }
+
+}  // namespace
+
+void RabbitConnection::note_consumers_to_nudge() {
+    nudge_candidates_.clear();  // keeps its capacity: no allocation per sleep
+    for (const auto &subscription : subscriptions_)
+        nudge_candidates_.push_back(subscription->deliveries);
+}
+
+std::shared_ptr<DeliveryQueue> RabbitConnection::noted_consumer_waiting() const {
+    for (const auto &sink : nudge_candidates_)
+        if (waits_for_a_nudge(*sink)) return sink;
+    return nullptr;
+}
+
 std::shared_ptr<DeliveryQueue> RabbitConnection::consumer_left_waiting() const {
-    for (const auto &subscription : subscriptions_) {
-        const auto &sink = subscription->deliveries;
-        // The consumers of a shared queue wait for the I/O thread to the end.
-        if (!sink->shared() && sink->wants_nudge()) return sink;
-    }
+    for (const auto &subscription : subscriptions_)
+        if (waits_for_a_nudge(*subscription->deliveries)) return subscription->deliveries;
     return nullptr;
 }
 

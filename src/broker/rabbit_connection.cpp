@@ -619,6 +619,7 @@ void RabbitConnection::run() {
             on_connection_lost(Error(QY_ERR_INTERNAL, "", error.what()));
         }
     }
+    if (session_) send_settles_before_close();
     bool already_failed;
     {
         std::lock_guard lock(mutex_);
@@ -626,6 +627,28 @@ void RabbitConnection::run() {
     }
     if (!already_failed) fail_everything(Error(QY_ERR_CLOSED, "", "the connection was closed"));
     session_.reset();
+}
+
+void RabbitConnection::send_settles_before_close() {
+    // A settle its caller was told went through (queued as a command, or an ack kept for
+    // the run's ack(multiple)) goes out before the connection closes: the broker would
+    // take the job back and run it again. Publishes and other commands are not started
+    // now; fail_everything reports them unsent.
+    std::vector<Command> settles;
+    {
+        std::lock_guard lock(mutex_);
+        for (Command &command : commands_)
+            if (std::holds_alternative<SettleCommand>(command)) settles.push_back(std::move(command));
+        std::erase_if(commands_, [](const Command &command) {
+            return std::holds_alternative<SettleCommand>(command);
+        });
+    }
+    try {
+        for (Command &settle : settles) run_command(settle);
+        send_acks();
+    } catch (const std::exception &error) {
+        options_.logger.warn(std::string("settles not sent at close: ") + error.what());
+    }
 }
 
 void RabbitConnection::run_commands() {
@@ -827,6 +850,10 @@ void RabbitConnection::wait_for_input() {
     const auto wake_by = Clock::now() + std::chrono::milliseconds(sleep_ms);
     const bool owes_nothing = socket_owes_nothing();
     const bool owes_only_deliveries = socket_owes_only_deliveries();
+    // The consumers that may want a nudge, noted while this thread holds subscriptions_:
+    // once io_waiting_ is set, a consumer that borrows the session may erase from it (a
+    // channel.close it reads).
+    if (owes_only_deliveries) note_consumers_to_nudge();
     // The eventfd first: a sleep that leaves the socket to callers polls fds[0] alone.
     pollfd fds[2] = {{wakeup_fd_, POLLIN, 0}, {session_->socket_fd(), POLLIN, 0}};
     bool idle, watches_socket, leaves_to_consumers, leaves_to_callers;
@@ -856,7 +883,8 @@ void RabbitConnection::wait_for_input() {
     }
     // A consumer that waits, refused while this thread was up, reads now.
     if (leaves_to_consumers)
-        if (const auto waiting = consumer_left_waiting()) waiting->nudge();
+        if (const auto waiting = noted_consumer_waiting()) waiting->nudge();
+    nudge_candidates_.clear();
     // With commands queued, only look whether the socket has input. A consumer reading
     // the socket left to it sees what comes there, a close too: it keeps the session.
     // A sleep that timed out goes on while a consumer reads the socket left to it, or while

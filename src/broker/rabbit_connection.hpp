@@ -269,6 +269,8 @@ private:
     // Writes the batch's publishes if its holds are fresh (hold_leases.hpp), or declares
     // them first.
     void run_publish(const std::shared_ptr<PublishBatch> &batch);
+    // At close: the settles queued and the acks kept for a run are written.
+    void send_settles_before_close();
     // Writes the batch's publishes, unless its caller gave up on them first.
     void write_publishes(const std::shared_ptr<PublishBatch> &batch);
     // The session, lent to a caller while the I/O thread sleeps in poll with nothing
@@ -294,6 +296,10 @@ private:
     // The queue of a consumer that waits with no delivery to take, if any: nudged, it
     // reads the socket itself.
     std::shared_ptr<DeliveryQueue> consumer_left_waiting() const;
+    // The same for the I/O thread about to sleep: the candidates are noted while it holds
+    // the session, the one to nudge is picked from them once callers may hold it.
+    void note_consumers_to_nudge();
+    std::shared_ptr<DeliveryQueue> noted_consumer_waiting() const;
     // When the I/O thread sleeps in poll with nothing queued, the caller borrows the
     // session and writes its publishes itself, as the I/O thread would (docs/broker.md,
     // a caller's own publish): one wake-up fewer. When the I/O thread left the socket to
@@ -387,6 +393,7 @@ private:
     ArrivingContents arriving_;             // the reader only (the I/O thread or a lend)
     HoldLeases hold_leases_;
     HoldIndexEntries hold_index_entries_;
+    std::vector<std::shared_ptr<DeliveryQueue>> nudge_candidates_;  // I/O thread only
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
     PendingDeclares declares_;                                  // I/O thread only

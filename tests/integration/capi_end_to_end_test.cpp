@@ -214,5 +214,41 @@ TEST_F(CApiEndToEnd, AfterTheClientIsFreedItsHandlesFailWithClosed) {
     EXPECT_EQ(raw_->wait_for_count(queue, 1, std::chrono::seconds(5)), 1u);
 }
 
+TEST_F(CApiEndToEnd, JobsAckedJustBeforeTheClientIsFreedDoNotComeBack) {
+    // Issue 42, close drains: acks in a run (more deliveries waiting) are sent together up
+    // to 20 ms later; a client freed meanwhile, its consumer still open, sends them before
+    // it closes. Each round acks 12 of the 16 prefetched jobs, frees the client at once,
+    // and counts what the broker took back: the unacked ones, exactly.
+    constexpr std::uint32_t rounds = 5, jobs = 40, prefetch = 16, acked = 12;
+    for (std::uint32_t round = 0; round < rounds; ++round) {
+        if (!client_) {
+            ASSERT_TRUE(connect(endpoint().url, nullptr, client_).ok());
+            qy_producer *producer = nullptr;
+            ASSERT_EQ(qy_producer_new(client_.get(), &producer, nullptr), QY_OK);
+            producer_.reset(producer);
+        }
+        const std::string queue = declare();
+        for (std::uint32_t i = 0; i < jobs; ++i)
+            ASSERT_EQ(qy_producer_enqueue(producer_.get(), new_job(queue).get(), nullptr), QY_OK);
+        Consumer consumer = subscribe(queue);
+        ASSERT_EQ(raw_->wait_for_count(queue, jobs - prefetch, std::chrono::seconds(5)),
+                  jobs - prefetch)
+            << "the consumer's prefetch is not in";
+        for (std::uint32_t i = 0; i < acked; ++i) {
+            Delivery delivery = next(consumer.get());
+            ASSERT_TRUE(delivery) << "round " << round << ", job " << i;
+            ASSERT_EQ(qy_delivery_ack(delivery.get(), nullptr), QY_OK);
+        }
+        producer_.reset();
+        client_.reset();  // the consumer is still open, with deliveries not taken
+        consumer.reset();
+        EXPECT_EQ(raw_->wait_for_count(queue, jobs - acked, std::chrono::seconds(5)), jobs - acked)
+            << "round " << round;
+        EXPECT_EQ(raw_->wait_for_count(queue, jobs - acked + 1, std::chrono::milliseconds(300)),
+                  jobs - acked)
+            << "round " << round << ": acked jobs came back after the client was freed";
+    }
+}
+
 }  // namespace
 }  // namespace queuey_it
