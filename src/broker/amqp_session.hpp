@@ -1,6 +1,7 @@
 // One rabbitmq-c connection, opened and logged in, with the AMQP operations queuey uses
-// as methods that throw ConnectionLost or ChannelClosed. Not thread-safe: only the I/O
-// thread that owns it calls it.
+// as methods that throw ConnectionLost or ChannelClosed. Not thread-safe: only the
+// session's holder calls it, the I/O thread that owns it or the caller it lent it to
+// (RabbitConnection::borrow_session).
 #pragma once
 
 #include "../amqp_properties.hpp"

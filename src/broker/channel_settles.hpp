@@ -4,7 +4,7 @@
 // 1, 2, 3, ... on a channel, so the tags arrive in order and the entries stay sorted in
 // a deque: a delivery and its settle cost no node of a tree. Settled entries go as the
 // front is settled, or, behind a delivery left unsettled at the front (a long job), once
-// they outnumber the others. I/O thread only.
+// they outnumber the others. Used by the session's holder only (rabbit_connection.hpp).
 #pragma once
 
 #include <chrono>

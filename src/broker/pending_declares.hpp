@@ -4,7 +4,8 @@
 // and, at the RPC timeout, be mistaken for a lost connection. The broker answers the
 // methods of one channel in order, so each declare-ok completes the oldest; a refused
 // declare closes the channel, and the broker drops the declares sent after it.
-// I/O thread only.
+// Used by the session's holder only (rabbit_connection.hpp): a caller that borrowed the
+// session declares a batch's holds.
 #pragma once
 
 #include "../error.hpp"

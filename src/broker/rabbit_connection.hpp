@@ -63,6 +63,11 @@ struct ConnectionOptions {
     std::uint64_t max_message_size = default_max_message_size;
 };
 
+// Who may touch what (issue 42). "The session's holder": the I/O thread, or the caller it
+// lent the session to (borrow_session, to publish, settle or read deliveries); a lend
+// starts and ends under mutex_, which orders the two's accesses. "I/O thread only": never
+// a borrower.
+
 // A consumer's channel. Shared by the I/O thread and the consuming thread.
 struct Subscription {
     std::string queue;
@@ -72,9 +77,10 @@ struct Subscription {
     std::shared_ptr<DeliveryQueue> deliveries;
     // Bumped whenever the channel is replaced; a delivery of an older generation is stale.
     std::atomic<std::uint64_t> generation{1};
-    // I/O thread only: the deliveries on the channel not settled yet, and acks not sent yet.
+    // The session's holder only: the deliveries on the channel not settled yet, and acks
+    // not sent yet.
     ChannelSettles settles;
-    // I/O thread only: the broker cancelled the consumer (its queue was deleted, or the
+    // The session's holder only: the broker cancelled the consumer (its queue was deleted, or the
     // node of a classic queue went down), or refused it on a new channel (after a
     // reconnect; the channel is closed then). After a cancel the channel stays open, so that the
     // settles of what it delivered still go out, and the subscription consumes again on
@@ -87,12 +93,12 @@ struct Subscription {
     bool stopped = false;
     bool redeclaring = false;
     bool redeclared = false;
-    // I/O thread only: the channel's consumer, and how many consumers it started over its
+    // The session's holder only: the channel's consumer, and how many consumers it started over its
     // life (each takes a tag of its own).
     std::string consumer_tag;
     std::uint64_t consumers_started = 0;
-    // I/O thread only: deliveries set aside (kept unsettled for a while) since the current
-    // consumer started; they still hold its prefetch slots.
+    // The session's holder only: deliveries set aside (kept unsettled for a while) since the
+    // current consumer started; they still hold its prefetch slots.
     std::size_t set_aside = 0;
     // When settle() was last called (steady clock ticks), by any consuming thread.
     std::atomic<std::int64_t> last_settled_at{0};
@@ -103,8 +109,8 @@ struct Subscription {
 // is given back, or with the connection.
 struct BorrowedChannel {
     std::string queue;
-    std::uint16_t channel = 0;  // I/O thread only
-    bool open = false;          // I/O thread only; false once closed or lost
+    std::uint16_t channel = 0;  // the session's holder only
+    bool open = false;          // the session's holder only; false once closed or lost
 };
 
 enum class Settlement { ack, reject_requeue, reject_drop };
@@ -388,24 +394,24 @@ private:
     void fail_everything(const Error &error);
 
     const ConnectionOptions options_;
-    std::unique_ptr<AmqpSession> session_;  // I/O thread only (after construction)
-    ConfirmTracker tracker_;                // I/O thread only
+    std::unique_ptr<AmqpSession> session_;  // the session's holder only (after construction)
+    ConfirmTracker tracker_;                // the session's holder only
     ArrivingContents arriving_;             // the reader only (the I/O thread or a lend)
     HoldLeases hold_leases_;
     HoldIndexEntries hold_index_entries_;
     std::vector<std::shared_ptr<DeliveryQueue>> nudge_candidates_;  // I/O thread only
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
-    PendingDeclares declares_;                                  // I/O thread only
-    std::uint64_t max_message_size_;                            // I/O thread only
-    bool consumer_timeout_logged_ = false;                      // I/O thread only
+    PendingDeclares declares_;              // the session's holder only
+    std::uint64_t max_message_size_;        // the session's holder only
+    bool consumer_timeout_logged_ = false;  // the session's holder only
     // When the reader's turn read its first delivery: every delivery's arrival time in
     // ChannelSettles (read once per turn, not per delivery; the reader only).
     std::optional<Clock::time_point> turn_read_at_;
-    std::vector<std::shared_ptr<Subscription>> subscriptions_;  // I/O thread only
+    std::vector<std::shared_ptr<Subscription>> subscriptions_;  // the session's holder only
     // The delivery queues read_frames handed deliveries to in this turn (the reader only).
     std::vector<std::shared_ptr<DeliveryQueue>> handed_to_;
-    std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;  // I/O thread only
+    std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;  // the session's holder only
     std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set on the I/O thread
     std::string last_error_;
     // The commands of the current turn; kept, with its capacity, from turn to turn.
