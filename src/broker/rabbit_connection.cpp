@@ -213,13 +213,13 @@ void RabbitConnection::index_holds(const HoldSpecs &holds, Clock::time_point now
     std::string declared;  // the index declared by this call
     for (const std::shared_ptr<const QueueSpec> &hold : holds) {
         const std::optional<QueueSpec> index = hold_index_spec(*hold);
-        if (!index || !hold_index_entries_.take_due(*hold, now)) continue;
+        const HoldIndexTimes times = hold_index_times(*hold);
+        if (!index || !hold_index_entries_.take_due(hold->name, times.refresh, now)) continue;
         if (declared != index->name) {
             start_declare(*index, [](PendingDeclares::Result, const Error *) {});
             declared = index->name;
         }
-        session_->publish_expiring(declare_channel, index->name, hold->name,
-                                   hold_index_times(*hold).lifetime);
+        session_->publish_expiring(declare_channel, index->name, hold->name, times.lifetime);
     }
 }
 

@@ -398,7 +398,7 @@ private:
     ConfirmTracker tracker_;                // the session's holder only
     ArrivingContents arriving_;             // the reader only (the I/O thread or a lend)
     HoldLeases hold_leases_;
-    HoldIndexEntries hold_index_entries_;
+    HoldIndexEntries hold_index_entries_;                           // the session's holder only
     std::vector<std::shared_ptr<DeliveryQueue>> nudge_candidates_;  // I/O thread only
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;

@@ -1,5 +1,6 @@
 // When a held publish may skip declaring its hold queue (src/broker/hold_leases.hpp).
 #include "broker/hold_leases.hpp"
+#include "jobs_config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,13 +9,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = HoldLeases::Clock;
-
-QueueConfig config_of(QueueType type) {
-    QueueConfig config;
-    config.name = "jobs";
-    config.type = type;
-    return config;
-}
 
 TEST(HoldLeases, AClassicHoldMaySkipAQuarterOfItsTtlAfterADeclare) {
     // x-expires 2 x ttl: the lease outlasts a message by one ttl, a quarter of it is skipped.
