@@ -9,6 +9,7 @@
 #include "../src/envelope.hpp"
 #include "../src/memory/memory_backend.hpp"
 #include "../src/message_filter.hpp"
+#include "../src/mutex.hpp"
 #include "../src/producer.hpp"
 #include "../src/queue_message.hpp"
 #include "../src/worker/stop_signals.hpp"
@@ -121,9 +122,10 @@ struct qy_worker {
     // Set by the signal handlers of qy_worker_shutdown_on_signals() (options.stop_requested).
     std::shared_ptr<std::atomic<bool>> stop_flag = std::make_shared<std::atomic<bool>>(false);
     std::unique_ptr<queuey::StopSignals> stop_signals;
-    mutable std::mutex mutex;                // guards the fields below
-    std::unique_ptr<queuey::Worker> worker;  // set by qy_worker_run(), kept for the counters
-    bool shutdown_requested = false;
+    mutable queuey::Mutex mutex;  // guards the fields below
+    // Set by qy_worker_run(), kept for the counters.
+    std::unique_ptr<queuey::Worker> worker QY_GUARDED_BY(mutex);
+    bool shutdown_requested QY_GUARDED_BY(mutex) = false;
 };
 
 // A handler's view of its job, and the details it gives with its result.

@@ -1,5 +1,8 @@
-// qy_producer_*: enqueueing jobs.
+// qy_producer_*: enqueueing jobs; qy_release_*: the memory kept for the next publish.
 #include "guard.hpp"
+
+#include "../src/broker/body_memory.hpp"
+#include "../src/broker/publish_batch.hpp"
 
 #include <string>
 
@@ -58,6 +61,13 @@ qy_status qy_producer_enqueue_batch(qy_producer *producer, const qy_envelope *co
                                 std::to_string(failures) + " of " + std::to_string(count) +
                                     " publishes failed; the first: " + first_failure->message);
     });
+}
+
+void qy_release_thread_memory(void) { queuey::PublishBatch::release_kept(); }
+
+void qy_release_cached_memory(void) {
+    queuey::PublishBatch::release_all_kept();  // first: malloc_trim then gives them back too
+    queuey::release_cached_memory();
 }
 
 }  // extern "C"

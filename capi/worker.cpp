@@ -17,6 +17,7 @@ namespace {
 // Configuration is only possible before run(): the core worker takes it whole.
 queuey::WorkerOptions &configurable(qy_worker *worker) {
     auto &target = require(worker, "worker");
+    const queuey::MutexLock lock(target.mutex);
     if (target.worker)
         throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "",
                             "configure a worker before qy_worker_run()");
@@ -167,7 +168,7 @@ qy_status qy_worker_run(qy_worker *worker, qy_error **err) {
         auto &target = require(worker, "worker");
         queuey::Worker *core = nullptr;
         {
-            std::lock_guard lock(target.mutex);
+            queuey::MutexLock lock(target.mutex);
             if (target.worker)
                 throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "", "a worker runs only once");
             target.worker = std::make_unique<queuey::Worker>(target.backend, target.options);
@@ -183,7 +184,7 @@ qy_status qy_worker_run(qy_worker *worker, qy_error **err) {
 
 void qy_worker_shutdown(qy_worker *worker) {
     if (worker == nullptr) return;
-    std::lock_guard lock(worker->mutex);
+    queuey::MutexLock lock(worker->mutex);
     worker->shutdown_requested = true;
     if (worker->worker) worker->worker->shutdown();
 }
@@ -191,7 +192,7 @@ void qy_worker_shutdown(qy_worker *worker) {
 qy_status qy_worker_shutdown_on_signals(qy_worker *worker, qy_error **err) {
     return guarded(err, [&] {
         auto &target = require(worker, "worker");
-        std::lock_guard lock(target.mutex);
+        queuey::MutexLock lock(target.mutex);
         if (!target.stop_signals)
             target.stop_signals = std::make_unique<queuey::StopSignals>(target.stop_flag);
     });
@@ -199,7 +200,7 @@ qy_status qy_worker_shutdown_on_signals(qy_worker *worker, qy_error **err) {
 
 uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter) {
     if (worker == nullptr) return 0;
-    std::lock_guard lock(worker->mutex);
+    queuey::MutexLock lock(worker->mutex);
     if (!worker->worker) return 0;
     const queuey::WorkerCounters counters = worker->worker->counters();
     switch (counter) {
@@ -231,7 +232,7 @@ qy_status qy_worker_metrics_text(const qy_worker *worker, char **out, size_t *ou
         size_t &length = require(out_len, "out_len");
         const queuey::Worker *core = nullptr;
         {
-            std::lock_guard lock(source.mutex);
+            queuey::MutexLock lock(source.mutex);
             core = source.worker.get();  // once set, kept until qy_worker_free()
         }
         // Outside the lock: the queue depths may ask the broker, and qy_worker_shutdown()

@@ -19,6 +19,14 @@ public:
     qy_status status() const noexcept { return status_; }
     const std::string &field() const noexcept { return field_; }
 
+    // A copy that shares no memory with this one (std::runtime_error's copies share their
+    // text): for an exception handed to another thread (copy_of_current_exception).
+    Error unshared() const {
+        Error copy(status_, "", what());
+        copy.field_ = field_;
+        return copy;
+    }
+
 private:
     qy_status status_;
     std::string field_;

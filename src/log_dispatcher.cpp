@@ -1,6 +1,7 @@
 #include "log_dispatcher.hpp"
 
 #include "error.hpp"
+#include "mutex.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -33,14 +34,14 @@ struct LogDispatcher::State {
 
     LogSink sink;  // the thread's alone; reset when it ends
     const std::size_t capacity;
-    std::mutex mutex;               // guards the fields below
+    Mutex mutex;                    // guards the fields below
     std::condition_variable wake;   // for the thread: a line, a drop, or stop
     std::condition_variable ended;  // for stop(): the thread is done
-    std::deque<Line> lines;
-    std::uint64_t dropped = 0;  // since the last line queued
-    bool stopping = false;
-    bool done = false;
-    Clock::time_point drain_deadline = Clock::time_point::max();
+    std::deque<Line> lines QY_GUARDED_BY(mutex);
+    std::uint64_t dropped QY_GUARDED_BY(mutex) = 0;  // since the last line queued
+    bool stopping QY_GUARDED_BY(mutex) = false;
+    bool done QY_GUARDED_BY(mutex) = false;
+    Clock::time_point drain_deadline QY_GUARDED_BY(mutex) = Clock::time_point::max();
 };
 
 LogDispatcher::LogDispatcher(LogSink sink, std::size_t capacity)
@@ -59,7 +60,7 @@ LogDispatcher::~LogDispatcher() { stop(); }
 void LogDispatcher::post(LogLevel level, std::string message) {
     State &state = *state_;
     {
-        std::lock_guard lock(state.mutex);
+        MutexLock lock(state.mutex);
         if (state.stopping) return;
         if (state.lines.size() >= state.capacity) {
             ++state.dropped;
@@ -73,14 +74,17 @@ void LogDispatcher::post(LogLevel level, std::string message) {
 void LogDispatcher::stop(std::chrono::milliseconds drain) {
     std::call_once(stopped_, [&] {
         State &state = *state_;
-        std::unique_lock lock(state.mutex);
+        MutexLock lock(state.mutex);
         state.stopping = true;
         state.drain_deadline = Clock::now() + drain;
         state.wake.notify_one();
         // The sink itself (a callback closing its client) cannot wait for its own thread.
         const bool waits = thread_.get_id() != std::this_thread::get_id();
-        const bool done =
-            waits && state.ended.wait_until(lock, state.drain_deadline, [&] { return state.done; });
+        while (waits && !state.done)
+            if (state.ended.wait_until(lock.for_wait(), state.drain_deadline) ==
+                std::cv_status::timeout)
+                break;
+        const bool done = state.done;
         lock.unlock();
         if (done)
             thread_.join();
@@ -90,10 +94,10 @@ void LogDispatcher::stop(std::chrono::milliseconds drain) {
 }
 
 void LogDispatcher::run(State &state) {
-    std::unique_lock lock(state.mutex);
+    MutexLock lock(state.mutex);
     while (true) {
-        state.wake.wait(lock,
-                        [&] { return !state.lines.empty() || state.dropped || state.stopping; });
+        while (state.lines.empty() && !state.dropped && !state.stopping)
+            state.wake.wait(lock.for_wait());
         if (state.stopping && Clock::now() >= state.drain_deadline) break;
         // One sink call per turn, so that the deadline is checked before each.
         LogLevel level = LogLevel::warn;

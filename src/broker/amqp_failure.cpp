@@ -22,4 +22,19 @@ void throw_library_error(int amqp_status, std::string_view doing) {
     throw ConnectionLost(status, std::string(doing) + ": " + amqp_error_string2(amqp_status));
 }
 
+std::exception_ptr copy_of_current_exception() {
+    try {
+        throw;
+    } catch (const ConnectionLost &lost) {
+        return std::make_exception_ptr(ConnectionLost(lost.status(), lost.what()));
+    } catch (const ChannelClosed &closed) {
+        return std::make_exception_ptr(
+            ChannelClosed(closed.status(), closed.channel(), closed.what()));
+    } catch (const Error &error) {
+        return std::make_exception_ptr(error.unshared());
+    } catch (...) {
+        return std::current_exception();
+    }
+}
+
 }  // namespace queuey

@@ -7,6 +7,8 @@
 #include <amqp.h>
 
 #include <cstdint>
+#include <exception>
+#include <future>
 #include <string>
 #include <string_view>
 
@@ -37,5 +39,25 @@ qy_status status_for_reply_code(std::uint16_t reply_code);
 std::string reply_text(std::uint16_t reply_code, amqp_bytes_t text);
 
 [[noreturn]] void throw_library_error(int amqp_status, std::string_view doing);
+
+// Inside a catch block: the exception being handled, copied for another thread, text and
+// all. Each thread then releases memory of its own: libstdc++ counts the owners of an
+// exception and of a std::runtime_error's text where ThreadSanitizer cannot see it, and
+// the last owner's release would be reported as a race with the other thread's reads.
+// Copies keep the type (ConnectionLost, ChannelClosed, Error); any other exception is
+// shared as it is.
+std::exception_ptr copy_of_current_exception();
+
+// The value of a future another thread sets; an exception in it is rethrown as a copy
+// made while this thread still shares the future's state, so that the thread releasing
+// that state last frees an exception this one is done with.
+template <typename Result>
+Result get_unshared(std::future<Result> &future) {
+    try {
+        return future.get();
+    } catch (...) {
+        std::rethrow_exception(copy_of_current_exception());
+    }
+}
 
 }  // namespace queuey

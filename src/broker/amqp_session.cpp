@@ -457,6 +457,14 @@ bool AmqpSession::next_frame(amqp_frame_t &frame) {
     return true;
 }
 
+bool AmqpSession::next_queued_frame(amqp_frame_t &frame) {
+    if (!amqp_frames_enqueued(state_)) return false;
+    timeval immediately{0, 0};  // a queued frame is handed out before the socket is read
+    check_status(amqp_simple_wait_frame_noblock(state_, &frame, &immediately),
+                 "reading from " + server_);
+    return true;
+}
+
 amqp_message_t AmqpSession::read_content(amqp_channel_t channel) {
     amqp_message_t message{};
     spend_room(small_write_most);  // a heartbeat, if one is due

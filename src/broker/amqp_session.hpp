@@ -43,6 +43,9 @@ public:
     amqp_channel_t channel_max() const;
     // Frames already read from the socket and not yet handed out.
     bool has_buffered_input() const;
+    // The next of the frames rabbitmq-c set aside while it waited for an RPC's answer;
+    // false when none is left (the socket is not read).
+    bool next_queued_frame(amqp_frame_t &frame);
     // A write of about `bytes` goes out now, waiting for nothing: rabbitmq-c's receive
     // deadline is a heartbeat away (no read, no wait before a publish) and the socket's
     // send buffer has room to spare. A caller borrowing the session writes only then, so

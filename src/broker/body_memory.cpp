@@ -2,6 +2,10 @@
 
 #include <cstdlib>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace queuey {
 
 namespace {
@@ -23,7 +27,7 @@ BodyMemory::~BodyMemory() {
 char *BodyMemory::take(std::size_t size, std::size_t &capacity) {
     capacity = capacity_for(size);
     if (capacity >= smallest_kept) {
-        const std::lock_guard lock(mutex_);
+        const MutexLock lock(mutex_);
         // The smallest kept memory that fits, but none more than twice what is asked: a
         // small body would hold a big one's memory from the next big body.
         Kept *best = nullptr;
@@ -46,7 +50,7 @@ char *BodyMemory::take(std::size_t size, std::size_t &capacity) {
 void BodyMemory::give(char *bytes, std::size_t capacity) {
     if (bytes == nullptr) return;
     if (capacity >= smallest_kept) {
-        const std::lock_guard lock(mutex_);
+        const MutexLock lock(mutex_);
         if (kept_bytes_ + capacity <= kept_most) {
             kept_.push_back({bytes, capacity});
             kept_bytes_ += capacity;
@@ -56,14 +60,31 @@ void BodyMemory::give(char *bytes, std::size_t capacity) {
     std::free(bytes);
 }
 
+void BodyMemory::release() {
+    std::vector<Kept> kept;
+    {
+        const MutexLock lock(mutex_);
+        kept.swap(kept_);
+        kept_bytes_ = 0;
+    }
+    for (const Kept &one : kept) std::free(one.bytes);  // outside the lock
+}
+
 std::size_t BodyMemory::kept_bytes() const {
-    const std::lock_guard lock(mutex_);
+    const MutexLock lock(mutex_);
     return kept_bytes_;
 }
 
 BodyMemory &body_memory() {
     static BodyMemory *const memory = new BodyMemory;
     return *memory;
+}
+
+void release_cached_memory() {
+    body_memory().release();
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 }  // namespace queuey

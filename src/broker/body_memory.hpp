@@ -5,8 +5,9 @@
 // faults per job, about 2.4 us each, most of what varied between runs.
 #pragma once
 
+#include "../mutex.hpp"
+
 #include <cstddef>
-#include <mutex>
 #include <vector>
 
 namespace queuey {
@@ -31,6 +32,9 @@ public:
     // Memory from take(): kept for a later take() while big and within kept_most, else
     // freed.
     void give(char *bytes, std::size_t capacity);
+    // Frees all the memory kept (qy_release_cached_memory); bodies given back later are
+    // kept again.
+    void release();
     std::size_t kept_bytes() const;
 
 private:
@@ -38,13 +42,17 @@ private:
         char *bytes;
         std::size_t capacity;
     };
-    mutable std::mutex mutex_;
-    std::vector<Kept> kept_;
-    std::size_t kept_bytes_ = 0;
+    mutable Mutex mutex_;
+    std::vector<Kept> kept_ QY_GUARDED_BY(mutex_);
+    std::size_t kept_bytes_ QY_GUARDED_BY(mutex_) = 0;
 };
 
 // The process's one, which message bodies use; never destroyed, as a worker thread may
 // free a body while the process exits.
 BodyMemory &body_memory();
+
+// body_memory()'s kept memory freed, then, with glibc, malloc's free memory given back to
+// the kernel (malloc_trim): qy_release_cached_memory.
+void release_cached_memory();
 
 }  // namespace queuey

@@ -4,12 +4,12 @@
 // the consumer and its deliveries: a delivery may outlive its consumer.
 #pragma once
 
+#include "../mutex.hpp"
 #include "../topology.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -30,8 +30,9 @@ private:
     static constexpr std::size_t max_kept_holds = 64;
 
     const QueueConfig config_;
-    mutable std::mutex mutex_;
-    mutable std::vector<std::pair<std::uint64_t, std::shared_ptr<const QueueSpec>>> holds_;
+    mutable Mutex mutex_;
+    mutable std::vector<std::pair<std::uint64_t, std::shared_ptr<const QueueSpec>>> holds_
+        QY_GUARDED_BY(mutex_);
 };
 
 }  // namespace queuey

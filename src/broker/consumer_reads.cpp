@@ -31,8 +31,8 @@ std::optional<IncomingDelivery> RabbitConnection::next_delivery(DeliveryQueue &s
 
 bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
                                                        Clock::time_point deadline) {
-    const Lend lend = borrow_session(Borrower::consumer);
-    if (lend == Lend::refused) return false;
+    Lend lend;
+    if (!borrow_session(Borrower::consumer, lend)) return false;
     std::exception_ptr failure;
     try {
         // The acks its settles left waiting go first: the broker counts them against the
@@ -45,7 +45,8 @@ bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
         failure = std::current_exception();
     }
     // What this one read may leave another without a delivery: give_session_back nudges it.
-    give_session_back(failure, lend, [&] { ++counters_.read_by_consumer; });
+    give_session_back(std::move(failure), lend,
+                      [&]() QY_REQUIRES(mutex_) { ++counters_.read_by_consumer; });
     return true;
 }
 
@@ -85,7 +86,7 @@ bool RabbitConnection::socket_owes_only_deliveries() const {
 }
 
 bool RabbitConnection::consumer_reads() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return session_lent_ && lent_as_ == Lend::to_consume;
 }
 

@@ -12,7 +12,7 @@ DeliveryQueue::Waiter *DeliveryQueue::take_waiter() {
 }
 
 void DeliveryQueue::push(IncomingDelivery delivery) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     Waiter *waiter = take_waiter();
     if (!waiter) return deliveries_.push_back(std::move(delivery));
     handed_.push_back(waiter->word.address());  // taken while the waiter surely lives
@@ -23,7 +23,7 @@ void DeliveryQueue::push(IncomingDelivery delivery) {
 void DeliveryQueue::wake_handed() {
     std::vector<WakeWord::Address> woken;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         if (handed_.empty()) return;
         woken.swap(handed_);
     }
@@ -33,7 +33,7 @@ void DeliveryQueue::wake_handed() {
 void DeliveryQueue::fail(const Error &error) {
     std::vector<WakeWord::Address> woken;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         failure_.emplace(error);
         deliveries_.clear();
         woken.swap(handed_);  // those keep what they were handed
@@ -49,7 +49,7 @@ void DeliveryQueue::fail(const Error &error) {
 std::optional<IncomingDelivery> DeliveryQueue::pop(std::chrono::steady_clock::time_point deadline) {
     Waiter waiter;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         if (failure_) throw *failure_;
         if (!deliveries_.empty()) {
             IncomingDelivery delivery = std::move(deliveries_.front());
@@ -61,7 +61,7 @@ std::optional<IncomingDelivery> DeliveryQueue::pop(std::chrono::steady_clock::ti
     }
     std::uint32_t ended = waiter.word.wait_while(Waiter::asleep, deadline);
     if (ended == Waiter::asleep) {  // the deadline: unless a hand-off came meanwhile
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         const auto mine = std::find(waiters_.begin(), waiters_.end(), &waiter);
         if (mine != waiters_.end()) {
             waiters_.erase(mine);
@@ -71,7 +71,7 @@ std::optional<IncomingDelivery> DeliveryQueue::pop(std::chrono::steady_clock::ti
     // Off waiters_, so whoever took it off sets the word (now or in a moment).
     ended = waiter.word.wait_while(Waiter::asleep, std::chrono::steady_clock::time_point::max());
     if (ended == Waiter::failed) {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         throw *failure_;
     }
     return std::move(waiter.delivery);  // nothing when nudged
@@ -80,7 +80,7 @@ std::optional<IncomingDelivery> DeliveryQueue::pop(std::chrono::steady_clock::ti
 bool DeliveryQueue::nudge() {
     Waiter *waiter;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         waiter = take_waiter();  // a thread waits only while no delivery does
     }
     if (!waiter) return false;
@@ -97,17 +97,17 @@ DeliveryQueue::Taking::Taking(DeliveryQueue &queue) : queue_(queue) {
 DeliveryQueue::Taking::~Taking() { queue_.takers_.fetch_sub(1); }
 
 bool DeliveryQueue::wants_nudge() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return !waiters_.empty();
 }
 
 bool DeliveryQueue::empty() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return deliveries_.empty();
 }
 
 std::unordered_set<std::string> DeliveryQueue::drop_waiting(std::uint16_t channel) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     std::unordered_set<std::string> ids;
     std::erase_if(deliveries_, [&](const IncomingDelivery &delivery) {
         if (delivery.channel != channel) return false;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../error.hpp"
+#include "../mutex.hpp"
 #include "message_body.hpp"
 #include "wake_word.hpp"
 
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -79,13 +79,14 @@ private:
         std::optional<IncomingDelivery> delivery;
     };
     // Ends the wait of the thread that waited last (its cache is the warmest).
-    Waiter *take_waiter();
+    Waiter *take_waiter() QY_REQUIRES(mutex_);
 
-    std::mutex mutex_;
-    std::deque<IncomingDelivery> deliveries_;  // only while no thread waits
-    std::vector<Waiter *> waiters_;            // only while no delivery waits
-    std::vector<WakeWord::Address> handed_;    // handed a delivery, not woken yet
-    std::optional<Error> failure_;
+    Mutex mutex_;
+    std::deque<IncomingDelivery> deliveries_ QY_GUARDED_BY(mutex_);  // only while no thread waits
+    std::vector<Waiter *> waiters_ QY_GUARDED_BY(mutex_);            // only while no delivery waits
+    std::vector<WakeWord::Address> handed_
+        QY_GUARDED_BY(mutex_);  // handed a delivery, not woken yet
+    std::optional<Error> failure_ QY_GUARDED_BY(mutex_);
     std::atomic<int> takers_{0};
     std::atomic<bool> shared_{false};
 };

@@ -26,26 +26,26 @@ HoldLeases::Clock::duration HoldLeases::skip_window(const QueueSpec &spec) {
 void HoldLeases::renewed(const QueueSpec &spec, Clock::time_point sent_at) {
     const Clock::duration window = skip_window(spec);
     if (window == Clock::duration::zero()) return;
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (leases_.size() >= leases_before_pruning)
         std::erase_if(leases_, [&](const auto &entry) { return entry.second.fresh_until <= sent_at; });
     leases_.insert_or_assign(spec.name, Lease{spec, sent_at + window});
 }
 
 bool HoldLeases::fresh(const QueueSpec &spec, Clock::time_point now) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto found = leases_.find(spec.name);
     // Other arguments (the queue's type or durability changed) are declared, and refused.
     return found != leases_.end() && now < found->second.fresh_until && found->second.spec == spec;
 }
 
 void HoldLeases::forget(const std::string &queue) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     leases_.erase(queue);
 }
 
 void HoldLeases::forget_all() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     leases_.clear();
 }
 

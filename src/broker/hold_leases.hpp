@@ -6,10 +6,10 @@
 // thread records what the broker answered; hence the lock.
 #pragma once
 
+#include "../mutex.hpp"
 #include "../topology.hpp"
 
 #include <chrono>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -38,8 +38,8 @@ private:
         QueueSpec spec;
         Clock::time_point fresh_until;
     };
-    mutable std::mutex mutex_;
-    std::unordered_map<std::string, Lease> leases_;
+    mutable Mutex mutex_;
+    std::unordered_map<std::string, Lease> leases_ QY_GUARDED_BY(mutex_);
 };
 
 }  // namespace queuey

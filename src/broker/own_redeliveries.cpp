@@ -4,7 +4,7 @@ namespace queuey {
 
 void OwnRedeliveries::record(const std::string &message_id, OwnReturn why) {
     if (message_id.empty()) return;
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto [entry, added] = ids_.try_emplace(message_id, why);
     if (!added) {
         // A cut run stays cut: its redelivery may be given back unseen (a channel closed
@@ -20,7 +20,7 @@ void OwnRedeliveries::record(const std::string &message_id, OwnReturn why) {
 }
 
 std::optional<OwnReturn> OwnRedeliveries::take(const std::string &message_id) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto found = ids_.find(message_id);
     if (found == ids_.end()) return std::nullopt;
     const OwnReturn why = found->second;

@@ -7,9 +7,10 @@
 // The I/O thread records, consuming threads take.
 #pragma once
 
+#include "../mutex.hpp"
+
 #include <cstddef>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -32,9 +33,9 @@ public:
 private:
     static constexpr std::size_t capacity = 65536;  // the oldest are forgotten first
 
-    std::mutex mutex_;
-    std::unordered_map<std::string, OwnReturn> ids_;
-    std::deque<std::string> order_;
+    Mutex mutex_;
+    std::unordered_map<std::string, OwnReturn> ids_ QY_GUARDED_BY(mutex_);
+    std::deque<std::string> order_ QY_GUARDED_BY(mutex_);
 };
 
 }  // namespace queuey

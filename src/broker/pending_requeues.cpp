@@ -3,13 +3,13 @@
 namespace queuey {
 
 void PendingRequeues::begin(const std::string &message_id) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     ids_.insert(message_id);
 }
 
 void PendingRequeues::end(const std::string &message_id) {
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         const auto found = ids_.find(message_id);
         if (found != ids_.end()) ids_.erase(found);
     }
@@ -18,8 +18,9 @@ void PendingRequeues::end(const std::string &message_id) {
 
 void PendingRequeues::wait_until_done(const std::string &message_id,
                                       std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock lock(mutex_);
-    ended_.wait_until(lock, deadline, [&] { return ids_.count(message_id) == 0; });
+    MutexLock lock(mutex_);
+    while (ids_.count(message_id) != 0)
+        if (ended_.wait_until(lock.for_wait(), deadline) == std::cv_status::timeout) return;
 }
 
 }  // namespace queuey

@@ -6,9 +6,10 @@
 // original is settled.
 #pragma once
 
+#include "../mutex.hpp"
+
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <set>
 #include <string>
 
@@ -23,9 +24,9 @@ public:
                          std::chrono::steady_clock::time_point deadline);
 
 private:
-    std::mutex mutex_;
+    Mutex mutex_;
     std::condition_variable ended_;
-    std::multiset<std::string> ids_;
+    std::multiset<std::string> ids_ QY_GUARDED_BY(mutex_);
 };
 
 }  // namespace queuey

@@ -1,23 +1,78 @@
 #include "publish_batch.hpp"
 
 #include "../envelope_codec.hpp"
+#include "../mutex.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <string>
+#include <variant>
+#include <vector>
 
 namespace queuey {
 
 namespace {
 
-// A body bigger than this is not kept for the thread's next publish: a thread that once
-// sent a big payload would hold its memory for good.
-constexpr std::size_t largest_kept_body = 64 * 1024;
-// Nor a piece of more messages than this (about 1 KiB each, with their strings): what an
-// idle thread holds for its next batch stays about a megabyte.
-constexpr std::size_t most_kept_piece_messages = 1024;
+// What one thread keeps for its next publish: its batch of one (reusable) and its piece
+// for its next batch (keep_piece). Each is empty (the thread never published, or it was
+// released) or held. Only its thread fills them or takes one out (reusable,
+// reusable_piece, keep_piece); its thread (release_kept), any thread (release_all_kept)
+// and the thread's exit empty them. The mutex is uncontended but while another thread
+// releases all.
+class ThreadKept {
+public:
+    ThreadKept();
+    ~ThreadKept();
+    ThreadKept(const ThreadKept &) = delete;
+    ThreadKept &operator=(const ThreadKept &) = delete;
 
-// The thread's piece for its next batch (keep_piece), if any.
-thread_local std::shared_ptr<PublishBatch> kept_piece;
+    Mutex mutex;
+    std::shared_ptr<PublishBatch> batch QY_GUARDED_BY(mutex);
+    std::shared_ptr<PublishBatch> piece QY_GUARDED_BY(mutex);
+};
+
+// Every thread's ThreadKept, for release_all_kept. Lock order: this mutex, then a
+// thread's. Never destroyed: a thread may exit while the process does.
+struct KeptRegistry {
+    Mutex mutex;
+    std::vector<ThreadKept *> threads QY_GUARDED_BY(mutex);
+};
+
+KeptRegistry &kept_registry() {
+    static KeptRegistry *const registry = new KeptRegistry;
+    return *registry;
+}
+
+ThreadKept::ThreadKept() {
+    KeptRegistry &registry = kept_registry();
+    const MutexLock lock(registry.mutex);
+    registry.threads.push_back(this);
+}
+
+ThreadKept::~ThreadKept() {
+    KeptRegistry &registry = kept_registry();
+    const MutexLock lock(registry.mutex);
+    std::erase(registry.threads, this);
+}
+
+// Made (and registered) on the thread's first publish: a thread that never publishes
+// keeps nothing.
+thread_local ThreadKept kept_here;
+
+// What a release takes out of a thread's ThreadKept, freed once no mutex is held.
+struct Released {
+    std::shared_ptr<PublishBatch> batch;
+    std::shared_ptr<PublishBatch> piece;
+};
+
+Released take_all(ThreadKept &kept) QY_REQUIRES(kept.mutex) {
+    return {std::move(kept.batch), std::move(kept.piece)};
+}
+
+// The heap memory a string holds: none while its text fits in the string itself.
+std::size_t heap_bytes(const std::string &text) {
+    return text.capacity() > std::string().capacity() ? text.capacity() + 1 : 0;
+}
 
 // A batch that nobody else holds any more, emptied for count messages: its strings and
 // vectors keep their capacity.
@@ -39,9 +94,25 @@ void empty_for(PublishBatch &batch, std::size_t count) {
 
 }  // namespace
 
+std::size_t PublishBatch::kept_bytes() const {
+    std::size_t bytes = messages.capacity() * sizeof(OutgoingMessage);
+    for (const OutgoingMessage &message : messages) {
+        bytes += heap_bytes(message.queue) + heap_bytes(message.body) +
+                 heap_bytes(message.properties.message_id) + heap_bytes(message.properties.type) +
+                 message.properties.headers.capacity() * sizeof(AmqpHeader);
+        for (const AmqpHeader &header : message.properties.headers) {
+            bytes += heap_bytes(header.name);
+            if (const auto *text = std::get_if<std::string>(&header.value))
+                bytes += heap_bytes(*text);
+        }
+    }
+    return bytes;
+}
+
 std::shared_ptr<PublishBatch> PublishBatch::reusable() {
-    thread_local std::shared_ptr<PublishBatch> kept_here;
-    std::shared_ptr<PublishBatch> &kept = kept_here;  // one look-up of the thread's storage
+    ThreadKept &here = kept_here;  // one look-up of the thread's storage
+    const MutexLock lock(here.mutex);
+    std::shared_ptr<PublishBatch> &kept = here.batch;
     if (!kept || kept.use_count() != 1 ||
         kept->messages.front().body.capacity() > largest_kept_body) {
         kept = std::make_shared<PublishBatch>(1);
@@ -52,7 +123,12 @@ std::shared_ptr<PublishBatch> PublishBatch::reusable() {
 }
 
 std::shared_ptr<PublishBatch> PublishBatch::reusable_piece(std::size_t count) {
-    std::shared_ptr<PublishBatch> piece = std::move(kept_piece);
+    std::shared_ptr<PublishBatch> piece;
+    {
+        ThreadKept &here = kept_here;
+        const MutexLock lock(here.mutex);
+        piece = std::move(here.piece);
+    }
     if (!piece) return std::make_shared<PublishBatch>(count);
     empty_for(*piece, count);
     return piece;
@@ -67,9 +143,45 @@ void PublishBatch::keep_piece(std::shared_ptr<PublishBatch> piece) {
             return message.body.capacity() > largest_kept_body;
         }))
         return;
+    // Reused batch after batch, each message keeps the largest body it ever had: pieces
+    // of mixed sizes would add up to 1,024 bodies of 64 KiB without this bound.
+    if (piece->kept_bytes() > most_kept_piece_bytes) return;
     // None of its caller's payloads held while kept.
     for (OutgoingMessage &message : messages) message.payload = Payload();
-    kept_piece = std::move(piece);
+    ThreadKept &here = kept_here;
+    const MutexLock lock(here.mutex);
+    here.piece.swap(piece);  // the one kept before, if any, freed once unlocked
+}
+
+void PublishBatch::release_kept() {
+    Released released;
+    {
+        ThreadKept &here = kept_here;
+        const MutexLock lock(here.mutex);
+        released = take_all(here);
+    }
+    // Freed here, or by the I/O thread when it lets go of a batch it still holds.
+}
+
+void PublishBatch::release_all_kept() {
+    std::vector<Released> released;
+    {
+        KeptRegistry &registry = kept_registry();
+        const MutexLock lock(registry.mutex);
+        released.reserve(registry.threads.size());
+        for (ThreadKept *thread : registry.threads) {
+            const MutexLock thread_lock(thread->mutex);
+            released.push_back(take_all(*thread));
+        }
+    }
+    // Freed here, once no thread waits for a lock, or by the I/O thread as above.
+}
+
+std::size_t PublishBatch::kept_here_bytes() {
+    ThreadKept &here = kept_here;
+    const MutexLock lock(here.mutex);
+    return (here.batch ? here.batch->kept_bytes() : 0) +
+           (here.piece ? here.piece->kept_bytes() : 0);
 }
 
 void set_message(OutgoingMessage &message, std::string_view queue, const Envelope &env,

@@ -66,6 +66,22 @@ std::vector<T> vector_of_one(T item) {
 }
 
 struct PublishBatch {
+    // What a thread keeps between its publishes (release_kept frees it; queuey.h,
+    // "Memory kept between calls", states these numbers):
+    // - the batch of one of reusable(), unless its body grew past largest_kept_body (a
+    //   thread that once sent a big payload would hold its memory for good);
+    static constexpr std::size_t largest_kept_body = 64 * 1024;
+    // - the piece of keep_piece(), unless it has more than most_kept_piece_messages
+    //   messages, a body past largest_kept_body or more than most_kept_piece_bytes in all
+    //   (kept_bytes). A piece of 1,024 jobs takes about 1.3 KiB a job besides its
+    //   payloads (the message's slot, its header vector of max_headers, its body's head):
+    //   1.3 MiB with payloads of 16 bytes, 1.9 MiB of 700 (publish_batch_test). The
+    //   fullest piece batch_pieces.hpp cuts (1,024 jobs, payloads of 768 bytes, copied
+    //   below payload_shared_from) takes about 2.1 MiB, within the bound; a piece reused
+    //   for batches of mixed sizes, each message keeping its largest body, is not.
+    static constexpr std::size_t most_kept_piece_messages = 1024;
+    static constexpr std::size_t most_kept_piece_bytes = 5 * 512 * 1024;  // 2.5 MiB
+
     // count messages, each filled in by the caller before it publishes the batch.
     explicit PublishBatch(std::size_t count) : messages(count), waiter(count) {}
     explicit PublishBatch(std::vector<OutgoingMessage> messages)
@@ -83,6 +99,18 @@ struct PublishBatch {
     // Its caller took the piece's outcomes: kept for the thread's next reusable_piece,
     // emptied (none of its payloads held), unless another holds it too or it is big.
     static void keep_piece(std::shared_ptr<PublishBatch> piece);
+    // The calling thread lets go of its batch of one and its kept piece: freed now, or by
+    // the I/O thread when it lets go of a batch it still holds. Its next publish takes
+    // new ones (qy_release_thread_memory).
+    static void release_kept();
+    // The same for every thread at once, from any thread (qy_release_cached_memory): a
+    // thread publishing meanwhile keeps using what it took and keeps its next ones.
+    static void release_all_kept();
+    // The bytes of heap memory the calling thread's kept batch and piece hold (kept_bytes).
+    static std::size_t kept_here_bytes();
+    // The heap memory the batch's messages hold, about: the slots of its vector, the
+    // strings past their inline capacity and the header vectors.
+    std::size_t kept_bytes() const;
     // The waiter, shared with the batch: the confirm tracker holds it until each confirm.
     static std::shared_ptr<PublishWaiter> waiter_of(const std::shared_ptr<PublishBatch> &batch) {
         return {batch, &batch->waiter};

@@ -14,7 +14,7 @@ void PublishWaiter::reset(std::size_t publishes) {
 void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
     bool asleep = false;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         // Each index completes once: a repeated or out-of-range call must not release the
         // waiter early.
         if (index >= outcomes_.size() || completed_[index]) return;
@@ -28,7 +28,7 @@ void PublishWaiter::complete(std::size_t index, PublishOutcome outcome) {
 }
 
 std::vector<PublishOutcome> PublishWaiter::outcomes_or(const PublishOutcome &pending) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     std::vector<PublishOutcome> outcomes = outcomes_;
     for (std::size_t i = 0; i < outcomes.size(); ++i)
         if (!completed_[i]) outcomes[i] = pending;
@@ -44,14 +44,14 @@ bool PublishWaiter::wait_until(std::chrono::steady_clock::time_point deadline) {
 }
 
 std::vector<PublishOutcome> PublishWaiter::take_outcomes() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     std::vector<PublishOutcome> outcomes;
     outcomes.swap(outcomes_);
     return outcomes;
 }
 
 PublishOutcome PublishWaiter::take_outcome(std::size_t index) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return std::move(outcomes_.at(index));
 }
 

@@ -7,11 +7,11 @@
 
 #include <queuey/queuey.h>
 
+#include "../mutex.hpp"
 #include "wake_word.hpp"
 
 #include <chrono>
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,9 +26,10 @@ class PublishWaiter {
 public:
     explicit PublishWaiter(std::size_t publishes) : state_(all_in) { reset(publishes); }
 
-    // Waits for publishes new ones. Only while nobody else holds the waiter: a batch
-    // reused by its thread (PublishBatch::reusable) keeps its vectors' capacity.
-    void reset(std::size_t publishes);
+    // Waits for publishes new ones. Only while nobody else holds the waiter (so without
+    // the mutex): a batch reused by its thread (PublishBatch::reusable) keeps its vectors'
+    // capacity.
+    void reset(std::size_t publishes) QY_NO_THREAD_SAFETY_ANALYSIS;
 
     // Called once per index by the I/O thread.
     void complete(std::size_t index, PublishOutcome outcome);
@@ -36,8 +37,11 @@ public:
     bool wait_until(std::chrono::steady_clock::time_point deadline);
     // Every publish has its outcome; does not wait.
     bool finished();
-    // Valid after wait_until returned true.
-    const std::vector<PublishOutcome> &outcomes() const { return outcomes_; }
+    // Valid after wait_until returned true: the word's acquire load ordered the outcomes'
+    // writes before it, as the mutex would.
+    const std::vector<PublishOutcome> &outcomes() const QY_NO_THREAD_SAFETY_ANALYSIS {
+        return outcomes_;
+    }
     // The same, moved out for the caller (once, after wait_until returned true): a copy
     // would be an allocation per publish. A stray complete() after it finds no index.
     std::vector<PublishOutcome> take_outcomes();
@@ -48,14 +52,14 @@ public:
     std::vector<PublishOutcome> outcomes_or(const PublishOutcome &pending);
 
 private:
-    std::mutex mutex_;
+    Mutex mutex_;
     // outcomes_pending, then caller_may_sleep once the caller may sleep on it, all_in
     // once every publish has its outcome.
     enum : std::uint32_t { outcomes_pending = 0, all_in = 1, caller_may_sleep = 2 };
     WakeWord state_;
-    std::vector<PublishOutcome> outcomes_;
-    std::vector<bool> completed_;
-    std::size_t pending_;
+    std::vector<PublishOutcome> outcomes_ QY_GUARDED_BY(mutex_);
+    std::vector<bool> completed_ QY_GUARDED_BY(mutex_);
+    std::size_t pending_ QY_GUARDED_BY(mutex_);
 };
 
 }  // namespace queuey

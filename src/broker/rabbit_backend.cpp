@@ -31,7 +31,7 @@ RabbitBackend::RabbitBackend(RabbitBackendOptions options)
       publisher_(role_options(std::move(options.connection), options.publish_timeout, true)) {}
 
 RabbitConnection &RabbitBackend::consuming() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_) throw Error(QY_ERR_CLOSED, "", "the client was closed");
     if (!consumer_) consumer_ = std::make_unique<RabbitConnection>(consumer_options_);
     return *consumer_;
@@ -39,7 +39,7 @@ RabbitConnection &RabbitBackend::consuming() {
 
 ConnectionCounters RabbitBackend::counters() const {
     ConnectionCounters sum = publisher_.counters();
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (consumer_) sum += consumer_->counters();
     return sum;
 }
@@ -54,12 +54,12 @@ void RabbitBackend::declare(const QueueConfig &config) {
     const QueueSpec dead = dead_letter_queue_spec(config);
     publisher_.declare(work, true, deadline());
     publisher_.declare(dead, true, deadline());
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     configs_.insert_or_assign(config.name, config);
 }
 
 QueueConfig RabbitBackend::config_of(const std::string &queue) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto found = configs_.find(queue);
     if (found == configs_.end())
         throw Error(QY_ERR_INVALID_ARGUMENT, "queue",
@@ -189,7 +189,7 @@ void RabbitBackend::close() {
     publisher_.close();
     RabbitConnection *consumer;  // kept until the backend goes: consumers still refer to it
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         closed_ = true;
         consumer = consumer_.get();
     }

@@ -5,11 +5,11 @@
 #pragma once
 
 #include "../backend.hpp"
+#include "../mutex.hpp"
 #include "rabbit_connection.hpp"
 
 #include <map>
 #include <memory>
-#include <mutex>
 
 namespace queuey {
 
@@ -72,10 +72,10 @@ private:
     const std::chrono::milliseconds publish_timeout_;
     const ConnectionOptions consumer_options_;
     RabbitConnection publisher_;
-    mutable std::mutex mutex_;  // guards the fields below
-    std::map<std::string, QueueConfig, std::less<>> configs_;
-    std::unique_ptr<RabbitConnection> consumer_;
-    bool closed_ = false;
+    mutable Mutex mutex_;  // guards the fields below
+    std::map<std::string, QueueConfig, std::less<>> configs_ QY_GUARDED_BY(mutex_);
+    std::unique_ptr<RabbitConnection> consumer_ QY_GUARDED_BY(mutex_);
+    bool closed_ QY_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace queuey

@@ -54,13 +54,16 @@ RabbitConnection::RabbitConnection(ConnectionOptions options)
     if (options_.urls.empty()) throw Error(QY_ERR_INVALID_ARGUMENT, "url", "no broker URL given");
     wakeup_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wakeup_fd_ < 0) throw Error(QY_ERR_INTERNAL, "", "cannot create an eventfd");
+    session_hold_.take();  // this thread's until the I/O thread starts
     try {
         connect();  // the client's other connection declared what there is
     } catch (...) {
         session_.reset();
+        session_hold_.give();
         ::close(wakeup_fd_);
         throw;
     }
+    session_hold_.give();
     io_thread_ = std::thread([this] { run(); });
 }
 
@@ -80,7 +83,7 @@ void RabbitConnection::close() {
 void RabbitConnection::post(Command command) {
     bool wake;
     {
-        std::unique_lock lock(mutex_);
+        MutexLock lock(mutex_);
         if (failed_) {
             const Error failure = *failed_;
             lock.unlock();
@@ -109,24 +112,26 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
     auto promise = std::make_shared<std::promise<Result>>();
     auto future = promise->get_future();
     auto claim = std::make_shared<CommandClaim>();
-    post(FunctionCommand{
-        [promise, body, claim](AmqpSession &session) {
-            if (!claim->start()) return;  // its caller gave up: never done later
-            try {
-                if constexpr (std::is_void_v<Result>) {
-                    body(session);
-                    promise->set_value();
-                } else {
-                    promise->set_value(body(session));
-                }
-            } catch (const ConnectionLost &) {
-                promise->set_exception(std::current_exception());
-                throw;  // the I/O thread reconnects
-            } catch (...) {
-                promise->set_exception(std::current_exception());
+    auto fail = [promise](const Error &error) {
+        promise->set_exception(std::make_exception_ptr(error.unshared()));
+    };
+    auto run = [promise, body, claim](AmqpSession &session) {
+        if (!claim->start()) return;  // its caller gave up: never done later
+        try {
+            if constexpr (std::is_void_v<Result>) {
+                body(session);
+                promise->set_value();
+            } else {
+                promise->set_value(body(session));
             }
-        },
-        [promise](const Error &error) { promise->set_exception(std::make_exception_ptr(error)); }});
+        } catch (const ConnectionLost &) {
+            promise->set_exception(copy_of_current_exception());
+            throw;  // the I/O thread reconnects
+        } catch (...) {
+            promise->set_exception(copy_of_current_exception());
+        }
+    };
+    post(FunctionCommand{std::move(run), std::move(fail)});
     if (future.wait_until(deadline) != std::future_status::ready) {
         if (claim->abandon())
             throw Error(QY_ERR_TIMEOUT, "",
@@ -135,7 +140,7 @@ Result RabbitConnection::call(std::function<Result(AmqpSession &)> body, Clock::
                             "done later");
         future.wait();  // under way on the I/O thread, whose RPC timeout bounds it
     }
-    return future.get();
+    return get_unshared(future);
 }
 
 void RabbitConnection::start_declare(const QueueSpec &spec, PendingDeclares::Done done) {
@@ -148,9 +153,10 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
     auto future = promise->get_future();
     auto claim = std::make_shared<CommandClaim>();
     auto fail = [promise](const Error &error) {
-        promise->set_exception(std::make_exception_ptr(error));
+        promise->set_exception(std::make_exception_ptr(error.unshared()));
     };
-    post(FunctionCommand{[this, spec, remember, promise, claim, fail](AmqpSession &) {
+    post(FunctionCommand{[this, spec, remember, promise, claim, fail](AmqpSession &) QY_REQUIRES(
+                             io_thread_role_, session_hold_) {
                              if (!claim->start()) return;  // its caller gave up: never sent later
                              start_declare(spec,
                                            [this, spec, remember, promise, fail](
@@ -162,7 +168,7 @@ void RabbitConnection::declare(const QueueSpec &spec, bool remember, Clock::time
                          },
                          fail});
     const std::string what = "declaring queue '" + spec.name + "'";
-    if (future.wait_until(deadline) == std::future_status::ready) return future.get();
+    if (future.wait_until(deadline) == std::future_status::ready) return get_unshared(future);
     if (claim->abandon())
         throw Error(QY_ERR_TIMEOUT, "",
                     what +
@@ -268,19 +274,19 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
     session_->flush_publishes();  // a failure here is a lost connection: the tracker fails them
 }
 
-RabbitConnection::Lend RabbitConnection::borrow_session(Borrower borrower) {
-    std::lock_guard lock(mutex_);
+bool RabbitConnection::borrow_session(Borrower borrower, Lend &lend) {
+    MutexLock lock(mutex_);
     // With anything queued the I/O thread goes first: earlier calls' publishes and
     // settles keep their order. A failure not yet taken back means a broken session.
     if (!io_waiting_ || session_lent_ || lent_failure_ || !commands_.empty() || failed_ ||
         blocked_ || closing_)
-        return Lend::refused;
+        return false;
     // A consumer reads only a socket left to consumers. A settle that others follow
     // closely is left to a turn of the I/O thread, which coalesces them; but one that
     // sleeps leaving the socket to consumers has no turn soon.
     if ((borrower == Borrower::consumer || borrower == Borrower::settle_in_a_run) &&
         !io_leaves_socket_to_consumers_)
-        return Lend::refused;
+        return false;
     session_lent_ = true;
     lent_to_ = std::this_thread::get_id();
     if (borrower == Borrower::consumer)
@@ -289,13 +295,15 @@ RabbitConnection::Lend RabbitConnection::borrow_session(Borrower borrower) {
         lent_as_ = Lend::to_read;
     else
         lent_as_ = Lend::to_write;
-    return lent_as_;
+    lend = lent_as_;
+    session_hold_.take();
+    return true;
 }
 
 bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatch> &batch,
                                                bool caller_waits) {
-    const Lend lend = borrow_session(Borrower::publish);
-    if (lend == Lend::refused) return false;
+    Lend lend;
+    if (!borrow_session(Borrower::publish, lend)) return false;
     const bool reads = lend == Lend::to_read;  // the I/O thread left the socket to callers
     const bool reads_confirms = reads && caller_waits;
     std::exception_ptr failure;
@@ -316,7 +324,7 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
         failure = std::current_exception();
     }
     const bool confirmed = written && reads_confirms && batch->waiter.finished();
-    give_session_back(failure, lend, [&] {
+    give_session_back(std::move(failure), lend, [&]() QY_REQUIRES(mutex_) {
         if (!written) return;
         ++counters_.written_by_caller;
         if (confirmed) ++counters_.confirmed_by_caller;
@@ -326,8 +334,9 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
 }
 
 bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle, bool alone) {
-    const Lend lend = borrow_session(alone ? Borrower::settle_alone : Borrower::settle_in_a_run);
-    if (lend == Lend::refused) return false;
+    Lend lend;
+    if (!borrow_session(alone ? Borrower::settle_alone : Borrower::settle_in_a_run, lend))
+        return false;
     constexpr std::size_t settle_bytes = 64;  // a basic.ack or basic.reject frame
     std::exception_ptr failure;
     bool written = false;
@@ -343,7 +352,7 @@ bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle, bool 
     } catch (...) {
         failure = std::current_exception();
     }
-    give_session_back(failure, lend, [&] {
+    give_session_back(std::move(failure), lend, [&]() QY_REQUIRES(mutex_) {
         if (written) ++counters_.settled_by_caller;
     });
     return written;
@@ -397,7 +406,7 @@ std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue
     subscription->prefetch = prefetch;
     subscription->deliveries = std::move(sink);
     call<void>(
-        [this, subscription](AmqpSession &) {
+        [this, subscription](AmqpSession &) QY_REQUIRES(io_thread_role_, session_hold_) {
             subscription->channel = free_channel();
             open_subscription(*subscription);
             subscriptions_.push_back(subscription);
@@ -409,7 +418,7 @@ std::shared_ptr<Subscription> RabbitConnection::consume(const std::string &queue
 void RabbitConnection::stop_consuming(const std::shared_ptr<Subscription> &subscription,
                                       Clock::time_point deadline) {
     call<void>(
-        [this, subscription](AmqpSession &session) {
+        [this, subscription](AmqpSession &session) QY_REQUIRES(io_thread_role_, session_hold_) {
             subscription->stopped = true;
             subscription->resubscribe.done();
             if (subscription->cancelled_by_broker) return;  // nothing left to cancel
@@ -425,7 +434,8 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
     auto done = std::make_shared<std::promise<void>>();
     auto finished = done->get_future();
     post(FunctionCommand{
-        [this, subscription, done](AmqpSession &session) {
+        [this, subscription, done](AmqpSession &session) QY_REQUIRES(io_thread_role_,
+                                                                     session_hold_) {
             send_acks();  // the acks settled before the cancel go ahead of the channel.close
             hand_back(*subscription);
             std::erase(subscriptions_, subscription);
@@ -446,7 +456,7 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
 }
 
 void RabbitConnection::count_stale_settle() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     ++counters_.stale_settles;
 }
 
@@ -457,7 +467,7 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
         return false;
     }
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
     }
     SettleCommand command{subscription, delivery.delivery_tag, delivery.generation, settlement};
@@ -477,8 +487,8 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
 void RabbitConnection::set_aside(const std::shared_ptr<Subscription> &subscription,
                                  const IncomingDelivery &delivery) {
     post(FunctionCommand{
-        [this, subscription, tag = delivery.delivery_tag,
-         generation = delivery.generation](AmqpSession &session) {
+        [this, subscription, tag = delivery.delivery_tag, generation = delivery.generation](
+            AmqpSession &session) QY_REQUIRES(io_thread_role_, session_hold_) {
             // A prefetch of 0 is no limit: nothing to make room in.
             if (generation != subscription->generation.load() || subscription->prefetch == 0 ||
                 subscription->cancelled_by_broker || !subscription->settles.unsettled(tag))
@@ -498,7 +508,7 @@ void RabbitConnection::set_aside(const std::shared_ptr<Subscription> &subscripti
 
 QueueCounts RabbitConnection::inspect(const std::string &queue, Clock::time_point deadline) {
     return call<QueueCounts>(
-        [this, queue](AmqpSession &session) {
+        [this, queue](AmqpSession &session) QY_REQUIRES(io_thread_role_, session_hold_) {
             // A channel of its own: a missing queue's 404 closes it, and nothing else.
             const amqp_channel_t channel = free_channel();
             session.open_channel(channel);
@@ -514,7 +524,7 @@ std::shared_ptr<BorrowedChannel> RabbitConnection::borrow_channel(const std::str
     auto borrowed = std::make_shared<BorrowedChannel>();
     borrowed->queue = queue;
     call<void>(
-        [this, borrowed](AmqpSession &session) {
+        [this, borrowed](AmqpSession &session) QY_REQUIRES(io_thread_role_, session_hold_) {
             borrowed->channel = free_channel();
             session.open_channel(borrowed->channel);
             borrowed->open = true;
@@ -529,7 +539,7 @@ Result RabbitConnection::on_borrowed(const std::shared_ptr<BorrowedChannel> &bor
                                      std::function<Result(AmqpSession &)> body,
                                      Clock::time_point deadline, const std::string &what) {
     return call<Result>(
-        [this, borrowed, body](AmqpSession &session) {
+        [this, borrowed, body](AmqpSession &session) QY_REQUIRES(io_thread_role_, session_hold_) {
             if (!borrowed->open)
                 throw Error(QY_ERR_CONNECTION, "",
                             "the channel browsing queue '" + borrowed->queue + "' was lost (" +
@@ -565,40 +575,45 @@ void RabbitConnection::ack(const std::shared_ptr<BorrowedChannel> &borrowed, std
 void RabbitConnection::give_back(const std::shared_ptr<BorrowedChannel> &borrowed) {
     auto done = std::make_shared<std::promise<void>>();
     auto finished = done->get_future();
-    post(FunctionCommand{[this, borrowed, done](AmqpSession &session) {
-                             std::erase(borrowed_, borrowed);
-                             // Answered once the channel is closed. RabbitMQ 3.10 has then put
-                             // back what the channel held; 4 may do so a moment later (its queue
-                             // can learn of the closed channel after the close-ok): a nack of
-                             // all first makes that moment shorter, as a count taken next shows
-                             // (QueueToolsOnRabbitMQ.EveryMessageIsCountedAgainSoonAfterABrowse).
-                             try {
-                                 if (std::exchange(borrowed->open, false)) {
-                                     session.requeue_unacknowledged(borrowed->channel);
-                                     session.close_channel(borrowed->channel);
+    post(FunctionCommand{[this, borrowed, done](AmqpSession &session)
+                             QY_REQUIRES(io_thread_role_, session_hold_) {
+                                 std::erase(borrowed_, borrowed);
+                                 // Answered once the channel is closed. RabbitMQ 3.10 has then put
+                                 // back what the channel held; 4 may do so a moment later (its
+                                 // queue can learn of the closed channel after the close-ok): a
+                                 // nack of all first makes that moment shorter, as a count taken
+                                 // next shows
+                                 // (QueueToolsOnRabbitMQ.EveryMessageIsCountedAgainSoonAfterABrowse).
+                                 try {
+                                     if (std::exchange(borrowed->open, false)) {
+                                         session.requeue_unacknowledged(borrowed->channel);
+                                         session.close_channel(borrowed->channel);
+                                     }
+                                 } catch (...) {
+                                     done->set_value();
+                                     throw;
                                  }
-                             } catch (...) {
                                  done->set_value();
-                                 throw;
-                             }
-                             done->set_value();
-                         },
+                             },
                          [done](const Error &) { done->set_value(); }});
     finished.wait_for(std::chrono::seconds(5));
 }
 
 void RabbitConnection::flush_acks(Clock::time_point deadline) {
-    call<void>([this](AmqpSession &) { send_acks(); }, deadline, "sending acknowledgements");
+    call<void>([this](AmqpSession &) QY_REQUIRES(io_thread_role_, session_hold_) { send_acks(); },
+               deadline, "sending acknowledgements");
 }
 
 ConnectionCounters RabbitConnection::counters() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return counters_;
 }
 
 // ---- the I/O thread -------------------------------------------------------------------
 
 void RabbitConnection::run() {
+    io_thread_role_.enter();
+    session_hold_.take();  // the constructor's until now; this thread's from here, or lent by it
     while (!closing_) {
         if (!session_) {
             if (!reconnect()) break;
@@ -622,11 +637,13 @@ void RabbitConnection::run() {
     if (session_) send_settles_before_close();
     bool already_failed;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         already_failed = failed_.has_value();
     }
     if (!already_failed) fail_everything(Error(QY_ERR_CLOSED, "", "the connection was closed"));
     session_.reset();
+    session_hold_.give();
+    io_thread_role_.leave();
 }
 
 void RabbitConnection::send_settles_before_close() {
@@ -636,7 +653,7 @@ void RabbitConnection::send_settles_before_close() {
     // now; fail_everything reports them unsent.
     std::vector<Command> settles;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         for (Command &command : commands_)
             if (std::holds_alternative<SettleCommand>(command)) settles.push_back(std::move(command));
         std::erase_if(commands_, [](const Command &command) {
@@ -654,7 +671,7 @@ void RabbitConnection::send_settles_before_close() {
 void RabbitConnection::run_commands() {
     if (blocked_) return;  // the broker stopped reading; publishes wait within their deadline
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         running_.swap(commands_);  // both keep their capacity: no allocation per turn
     }
     for (auto it = running_.begin(); it != running_.end(); ++it) {
@@ -662,7 +679,7 @@ void RabbitConnection::run_commands() {
             run_command(*it);
         } catch (...) {
             // The rest run after the reconnect, ahead of anything posted since.
-            std::lock_guard lock(mutex_);
+            MutexLock lock(mutex_);
             commands_.insert(commands_.begin(), std::make_move_iterator(std::next(it)),
                              std::make_move_iterator(running_.end()));
             running_.clear();
@@ -699,9 +716,10 @@ void RabbitConnection::run_settle(const SettleCommand &settle) {
 
 void RabbitConnection::send_acks() {
     // Each ack is kept until sent: a connection lost meanwhile hands its job back.
+    AmqpSession &session = *session_;
     for (const auto &subscription : subscriptions_)
         subscription->settles.send_acks([&](std::uint64_t tag, bool multiple) {
-            session_->ack(subscription->channel, tag, multiple);
+            session.ack(subscription->channel, tag, multiple);
         });
 }
 
@@ -727,6 +745,11 @@ void RabbitConnection::read_frames() {
         }
     }
     session_->release_buffers();
+}
+
+void RabbitConnection::read_queued_frames() {
+    amqp_frame_t frame;
+    while (session_->next_queued_frame(frame)) dispatch(frame);
 }
 
 void RabbitConnection::wake_handed() {
@@ -829,7 +852,7 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
 
 void RabbitConnection::hand_over(IncomingDelivery delivery) {
     for (const auto &subscription : subscriptions_) {
-        if (subscription->channel != delivery.channel) continue;
+        if (subscription->channel != delivery.channel || !subscription->channel_open) continue;
         delivery.generation = subscription->generation.load();
         if (!turn_read_at_) turn_read_at_ = Clock::now();  // one clock read per turn
         subscription->settles.delivered(delivery.delivery_tag, delivery.message_id, *turn_read_at_);
@@ -838,7 +861,8 @@ void RabbitConnection::hand_over(IncomingDelivery delivery) {
             handed_to_.push_back(subscription->deliveries);
         return;
     }
-    // A channel being closed: the broker requeues what it sent there.
+    // A channel being closed, or closed and not open again: the broker requeues what it
+    // sent there.
     own_redeliveries_.record(delivery.message_id);
 }
 
@@ -858,7 +882,7 @@ void RabbitConnection::wait_for_input() {
     pollfd fds[2] = {{wakeup_fd_, POLLIN, 0}, {session_->socket_fd(), POLLIN, 0}};
     bool idle, watches_socket, leaves_to_consumers, leaves_to_callers;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         idle = commands_.empty() || blocked_;
         const auto now = Clock::now();
         // Callers publishing one after another read their own confirms: only one thread
@@ -881,6 +905,8 @@ void RabbitConnection::wait_for_input() {
         leaves_to_callers = !watches_socket && left_to_callers;
         io_leaves_socket_to_consumers_ = leaves_to_consumers;
     }
+    // Lent, when idle, until take_session_back(); not touched here either way.
+    session_hold_.give();
     // A consumer that waits, refused while this thread was up, reads now.
     if (leaves_to_consumers)
         if (const auto waiting = noted_consumer_waiting()) waiting->nudge();
@@ -899,7 +925,11 @@ void RabbitConnection::wait_for_input() {
     do {
         ready = ::poll(fds, watches_socket ? 2 : 1, idle ? sleep_ms : 0);
     } while (ready == 0 && idle && !watches_socket && sleeps_on());
-    const std::exception_ptr failed_under_caller = idle ? take_session_back() : nullptr;
+    std::exception_ptr failed_under_caller;
+    if (idle)
+        failed_under_caller = take_session_back();
+    else
+        session_hold_.take();  // never lent: callers are refused while commands wait
     // After a timeout rabbitmq-c runs anyway: it sends heartbeats only inside its calls.
     // Unwatched, the socket may hold what came after the callers' last read.
     socket_readable_ = !watches_socket || fds[1].revents != 0 || (idle && ready == 0);
@@ -915,7 +945,7 @@ void RabbitConnection::wait_for_input() {
 int RabbitConnection::callers_keep_ms(Clock::time_point wake_by) const {
     // Nothing new is owed meanwhile: a caller's give-back wakes this thread for anything
     // owed, and a post wakes it for its command.
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto until = std::min(callers_publish_until_, wake_by);
     const auto now = Clock::now();
     if (now >= until || now < callers_overlap_until_) return 0;
@@ -923,7 +953,7 @@ int RabbitConnection::callers_keep_ms(Clock::time_point wake_by) const {
 }
 
 std::exception_ptr RabbitConnection::take_session_back() {
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     io_waiting_ = false;  // from here on no caller borrows the session
     io_watches_socket_ = true;
     io_leaves_socket_to_consumers_ = false;
@@ -933,7 +963,8 @@ std::exception_ptr RabbitConnection::take_session_back() {
         wake_io_thread();
         if (lent_as_ == Lend::to_read) ++counters_.readers_interrupted;
     }
-    session_returned_.wait(lock, [this] { return !session_lent_; });
+    while (session_lent_) session_returned_.wait(lock.for_wait());
+    session_hold_.take();
     return std::exchange(lent_failure_, nullptr);
 }
 
@@ -1050,7 +1081,7 @@ bool RabbitConnection::reconnect() {
             connect();
             restore();
             {
-                std::lock_guard lock(mutex_);
+                MutexLock lock(mutex_);
                 ++counters_.reconnects;
             }
             options_.logger.info("reconnected to the broker after " + std::to_string(attempt) +
@@ -1154,10 +1185,18 @@ amqp_channel_t RabbitConnection::free_channel() const {
 }
 
 void RabbitConnection::open_subscription(Subscription &subscription) {
+    // Deliveries the old channel of this number sent before its close may still wait in
+    // rabbitmq-c's queue (set aside during the close's RPC, or another's): handed out now,
+    // while the channel is not open, they are the broker's to requeue (hand_over). Taken
+    // for the new channel's, their settles would name its tags: an ack(multiple) of jobs
+    // never run, or an unknown tag that closes the channel.
+    subscription.channel_open = false;
     hand_back(subscription);  // tags of the old channel, if it was not handed back yet
+    read_queued_frames();
     session_->open_channel(subscription.channel);
     session_->qos(subscription.channel, subscription.prefetch);
     start_consumer(subscription);
+    subscription.channel_open = true;
 }
 
 void RabbitConnection::resubscribe_due() {
@@ -1247,7 +1286,7 @@ void RabbitConnection::start_consumer(Subscription &subscription) {
 void RabbitConnection::fail_everything(const Error &error) {
     std::vector<Command> abandoned;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         failed_.emplace(error);
         abandoned.swap(commands_);
     }

@@ -13,6 +13,7 @@
 #include "../amqp_properties.hpp"
 #include "../backend.hpp"
 #include "../log.hpp"
+#include "../mutex.hpp"
 #include "../topology.hpp"
 #include "amqp_failure.hpp"
 #include "amqp_session.hpp"
@@ -32,6 +33,7 @@
 #include "reconnect_policy.hpp"
 #include "remembered_queues.hpp"
 #include "resubscribe_schedule.hpp"
+#include "session_hold.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -66,7 +68,9 @@ struct ConnectionOptions {
 // Who may touch what (issue 42). "The session's holder": the I/O thread, or the caller it
 // lent the session to (borrow_session, to publish, settle or read deliveries); a lend
 // starts and ends under mutex_, which orders the two's accesses. "I/O thread only": never
-// a borrower.
+// a borrower. RabbitConnection's own fields say so as QY_GUARDED_BY(session_hold_),
+// QY_GUARDED_BY(io_thread_role_) or QY_GUARDED_BY(mutex_), which clang checks
+// (session_hold.hpp, mutex.hpp); the fields below say it in words.
 
 // A consumer's channel. Shared by the I/O thread and the consuming thread.
 struct Subscription {
@@ -264,21 +268,21 @@ private:
 
     void post(Command command);
     void wake_io_thread();  // through the eventfd
-    void run_command(Command &command);
+    void run_command(Command &command) QY_REQUIRES(io_thread_role_, session_hold_);
     static void fail_command(Command &command, const Error &error);
-    void run_settle(const SettleCommand &settle);
+    void run_settle(const SettleCommand &settle) QY_REQUIRES(session_hold_);
     // Declares the hold queues, then queues the batch once the broker answered them all.
     void declare_then_publish(const std::shared_ptr<PublishBatch> &batch,
-                              const HoldSpecs &declare_first);
+                              const HoldSpecs &declare_first) QY_REQUIRES(session_hold_);
     // After their declares: the entries of the holds' index that are due (hold_index.hpp).
-    void index_holds(const HoldSpecs &holds, Clock::time_point now);
+    void index_holds(const HoldSpecs &holds, Clock::time_point now) QY_REQUIRES(session_hold_);
     // Writes the batch's publishes if its holds are fresh (hold_leases.hpp), or declares
     // them first.
-    void run_publish(const std::shared_ptr<PublishBatch> &batch);
+    void run_publish(const std::shared_ptr<PublishBatch> &batch) QY_REQUIRES(session_hold_);
     // At close: the settles queued and the acks kept for a run are written.
-    void send_settles_before_close();
+    void send_settles_before_close() QY_REQUIRES(io_thread_role_, session_hold_);
     // Writes the batch's publishes, unless its caller gave up on them first.
-    void write_publishes(const std::shared_ptr<PublishBatch> &batch);
+    void write_publishes(const std::shared_ptr<PublishBatch> &batch) QY_REQUIRES(session_hold_);
     // The session, lent to a caller while the I/O thread sleeps in poll with nothing
     // queued: to write on, and to read too when the I/O thread left the socket to callers.
     enum class Lend { refused, to_write, to_read, to_consume };
@@ -286,12 +290,14 @@ private:
     // socket left to consumers; a settle only writes, and one that others follow closely
     // only while the socket is left to consumers.
     enum class Borrower { publish, consumer, settle_alone, settle_in_a_run };
-    Lend borrow_session(Borrower borrower);
+    // True, with how in lend, when the caller now holds the session.
+    bool borrow_session(Borrower borrower, Lend &lend) QY_TRY_ACQUIRE(true, session_hold_);
     // Ends a lend: failure goes to the I/O thread (rethrown there), under_lock() runs
     // under the connection's mutex (counters), the I/O thread is woken if need be, and a
     // consumer that the lend kept out is nudged to read.
     template <typename UnderLock>
-    void give_session_back(std::exception_ptr failure, Lend lend, UnderLock under_lock);
+    void give_session_back(std::exception_ptr failure, Lend lend, UnderLock under_lock)
+        QY_RELEASE(session_hold_);
     // The caller writes its settle itself when the session can be lent; false otherwise.
     // alone: no other settle is likely to follow within a wake-up.
     bool settle_while_io_sleeps(const SettleCommand &settle, bool alone);
@@ -301,11 +307,11 @@ private:
     bool read_deliveries_while_io_sleeps(DeliveryQueue &sink, Clock::time_point deadline);
     // The queue of a consumer that waits with no delivery to take, if any: nudged, it
     // reads the socket itself.
-    std::shared_ptr<DeliveryQueue> consumer_left_waiting() const;
+    std::shared_ptr<DeliveryQueue> consumer_left_waiting() const QY_REQUIRES(session_hold_);
     // The same for the I/O thread about to sleep: the candidates are noted while it holds
     // the session, the one to nudge is picked from them once callers may hold it.
-    void note_consumers_to_nudge();
-    std::shared_ptr<DeliveryQueue> noted_consumer_waiting() const;
+    void note_consumers_to_nudge() QY_REQUIRES(io_thread_role_, session_hold_);
+    std::shared_ptr<DeliveryQueue> noted_consumer_waiting() const QY_REQUIRES(io_thread_role_);
     // When the I/O thread sleeps in poll with nothing queued, the caller borrows the
     // session and writes its publishes itself, as the I/O thread would (docs/broker.md,
     // a caller's own publish): one wake-up fewer. When the I/O thread left the socket to
@@ -316,16 +322,17 @@ private:
     // A caller holding the session (its confirms, a consumer's deliveries): reads and
     // dispatches frames, as the I/O thread would, until done(), the deadline passes, or
     // the eventfd calls for the I/O thread.
-    void read_while_lent(Clock::time_point deadline, const std::function<bool()> &done);
+    void read_while_lent(Clock::time_point deadline, const std::function<bool()> &done)
+        QY_REQUIRES(session_hold_);
     // How long the I/O thread sleeps at most: four times per heartbeat interval, so that
     // rabbitmq-c sends ours, and at least once a second.
-    int longest_sleep_ms() const;
+    int longest_sleep_ms() const QY_REQUIRES(session_hold_);
     // Nothing is owed on the socket but heartbeats and the broker's own notices: a
     // publishing connection with no confirm or declare-ok outstanding, and no consumer.
-    bool socket_owes_nothing() const;
+    bool socket_owes_nothing() const QY_REQUIRES(session_hold_);
     // Nothing is owed on the socket but deliveries (and heartbeats, the broker's notices):
     // consumers consuming, no confirm, declare-ok or borrowed channel's answer outstanding.
-    bool socket_owes_only_deliveries() const;
+    bool socket_owes_only_deliveries() const QY_REQUIRES(session_hold_);
     // A consumer holds the session, reading its deliveries.
     bool consumer_reads() const;
     // About how many bytes writing the batch takes.
@@ -336,7 +343,7 @@ private:
     int callers_keep_ms(Clock::time_point wake_by) const;
     // The I/O thread, back from poll: takes the session back from a caller writing on it,
     // and returns what failed under that caller (rethrown on the I/O thread).
-    std::exception_ptr take_session_back();
+    std::exception_ptr take_session_back() QY_REQUIRES(io_thread_role_) QY_ACQUIRE(session_hold_);
     void count_stale_settle();
     template <typename Result>
     Result call(std::function<Result(AmqpSession &)> body, Clock::time_point deadline,
@@ -344,38 +351,43 @@ private:
 
     // Sends a declare; done runs on the I/O thread when the broker answers or the
     // connection is lost.
-    void start_declare(const QueueSpec &spec, PendingDeclares::Done done);
+    void start_declare(const QueueSpec &spec, PendingDeclares::Done done)
+        QY_REQUIRES(session_hold_);
     void run();
-    void run_commands();
-    void send_acks();
+    void run_commands() QY_REQUIRES(io_thread_role_, session_hold_);
+    void send_acks() QY_REQUIRES(session_hold_);
     // Reads a turn's frames; consumers handed a delivery are woken at its end.
-    void read_frames();
-    void dispatch(const amqp_frame_t &frame);
+    void read_frames() QY_REQUIRES(session_hold_);
+    // Hands out the frames rabbitmq-c set aside during RPCs, reading nothing more.
+    void read_queued_frames() QY_REQUIRES(session_hold_);
+    void dispatch(const amqp_frame_t &frame) QY_REQUIRES(session_hold_);
     // A delivery whose content is in: to its subscription's consumers.
-    void hand_over(IncomingDelivery delivery);
-    void wake_handed();
-    void wait_for_input();
-    void on_channel_closed(amqp_channel_t channel, qy_status status, const std::string &text);
-    void on_connection_lost(const Error &error);
-    bool reconnect();
+    void hand_over(IncomingDelivery delivery) QY_REQUIRES(session_hold_);
+    void wake_handed() QY_REQUIRES(session_hold_);
+    void wait_for_input() QY_REQUIRES(io_thread_role_, session_hold_);
+    void on_channel_closed(amqp_channel_t channel, qy_status status, const std::string &text)
+        QY_REQUIRES(session_hold_);
+    void on_connection_lost(const Error &error) QY_REQUIRES(io_thread_role_, session_hold_);
+    bool reconnect() QY_REQUIRES(io_thread_role_, session_hold_);
     // Connects to the first URL that answers and opens the fixed channels.
-    void connect();
+    void connect() QY_REQUIRES(session_hold_);
     // After a reconnect: declares the remembered queues, then subscribes again.
-    void restore();
-    void open_subscription(Subscription &subscription);
+    void restore() QY_REQUIRES(io_thread_role_, session_hold_);
+    void open_subscription(Subscription &subscription) QY_REQUIRES(session_hold_);
     // Consumes again on the subscriptions the broker cancelled whose time has come,
     // declaring their queue first when it is remembered (a deleted queue comes back).
-    void resubscribe_due();
+    void resubscribe_due() QY_REQUIRES(io_thread_role_, session_hold_);
     // Logs why a subscription is not consuming, and when it tries again.
     void warn_resubscribing(const Subscription &subscription, const std::string &why);
     // The broker refused to let the subscription consume again on a new channel (after a
     // reconnect, or a channel it closed): it waits to consume on the resubscribe schedule,
     // as after a cancel. False for a consumer that stops, which fails instead.
-    bool wait_to_consume(Subscription &subscription, const ChannelClosed &refused);
+    bool wait_to_consume(Subscription &subscription, const ChannelClosed &refused)
+        QY_REQUIRES(session_hold_);
     // How long the I/O thread may wait for input before a resubscribe is due: at most cap.
-    int ms_until_resubscribe(int cap_ms) const;
+    int ms_until_resubscribe(int cap_ms) const QY_REQUIRES(session_hold_);
     // Starts a consumer on the subscription's open channel under a new tag.
-    void start_consumer(Subscription &subscription);
+    void start_consumer(Subscription &subscription) QY_REQUIRES(session_hold_);
     // Runs body on the I/O thread with the borrowed channel, which must still be open.
     template <typename Result>
     Result on_borrowed(const std::shared_ptr<BorrowedChannel> &borrowed,
@@ -383,64 +395,74 @@ private:
                        const std::string &what);
     // The lowest channel number no subscription holds: numbers are reused, or a client
     // would run out after channel_max consumers opened over its life.
-    amqp_channel_t free_channel() const;
+    amqp_channel_t free_channel() const QY_REQUIRES(session_hold_);
     // The channel's unsettled deliveries and unsent acks go back to the broker with it:
     // records them as this process's own redeliveries and forgets their tags. Closed by
     // the broker's consumer timeout, the unsettled ones that a consumer took (not among
     // its deliveries' waiting ones) and that ran into the timeout are recorded as runs the
     // timeout cut; the others cost nothing (consumer_timeout.hpp).
     void hand_back(Subscription &subscription,
-                   std::optional<std::chrono::milliseconds> consumer_timeout = std::nullopt);
-    void fail_everything(const Error &error);
+                   std::optional<std::chrono::milliseconds> consumer_timeout = std::nullopt)
+        QY_REQUIRES(session_hold_);
+    void fail_everything(const Error &error) QY_REQUIRES(io_thread_role_, session_hold_);
 
     const ConnectionOptions options_;
-    std::unique_ptr<AmqpSession> session_;  // the session's holder only (after construction)
-    ConfirmTracker tracker_;                // the session's holder only
-    ArrivingContents arriving_;             // the reader only (the I/O thread or a lend)
+    // The right to touch the session and what goes with it (session_hold.hpp): the I/O
+    // thread's, lent to one caller at a time. Checked by the compiler, free at run time.
+    SessionHold session_hold_;
+    IoThreadRole io_thread_role_;
+    // After construction, the session's holder only.
+    std::unique_ptr<AmqpSession> session_ QY_GUARDED_BY(session_hold_);
+    ConfirmTracker tracker_ QY_GUARDED_BY(session_hold_);
+    ArrivingContents arriving_ QY_GUARDED_BY(session_hold_);  // the reader's
     HoldLeases hold_leases_;
-    HoldIndexEntries hold_index_entries_;                           // the session's holder only
-    std::vector<std::shared_ptr<DeliveryQueue>> nudge_candidates_;  // I/O thread only
+    HoldIndexEntries hold_index_entries_ QY_GUARDED_BY(session_hold_);
+    std::vector<std::shared_ptr<DeliveryQueue>> nudge_candidates_ QY_GUARDED_BY(io_thread_role_);
     OwnRedeliveries own_redeliveries_;
     PendingRequeues pending_requeues_;
-    PendingDeclares declares_;              // the session's holder only
-    std::uint64_t max_message_size_;        // the session's holder only
-    bool consumer_timeout_logged_ = false;  // the session's holder only
+    PendingDeclares declares_ QY_GUARDED_BY(session_hold_);
+    std::uint64_t max_message_size_ QY_GUARDED_BY(session_hold_);
+    bool consumer_timeout_logged_ QY_GUARDED_BY(session_hold_) = false;
     // When the reader's turn read its first delivery: every delivery's arrival time in
-    // ChannelSettles (read once per turn, not per delivery; the reader only).
-    std::optional<Clock::time_point> turn_read_at_;
-    std::vector<std::shared_ptr<Subscription>> subscriptions_;  // the session's holder only
-    // The delivery queues read_frames handed deliveries to in this turn (the reader only).
-    std::vector<std::shared_ptr<DeliveryQueue>> handed_to_;
-    std::vector<std::shared_ptr<BorrowedChannel>> borrowed_;  // the session's holder only
-    std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set on the I/O thread
-    std::string last_error_;
+    // ChannelSettles (read once per turn, not per delivery; the reader's).
+    std::optional<Clock::time_point> turn_read_at_ QY_GUARDED_BY(session_hold_);
+    std::vector<std::shared_ptr<Subscription>> subscriptions_ QY_GUARDED_BY(session_hold_);
+    // The delivery queues read_frames handed deliveries to in this turn (the reader's).
+    std::vector<std::shared_ptr<DeliveryQueue>> handed_to_ QY_GUARDED_BY(session_hold_);
+    std::vector<std::shared_ptr<BorrowedChannel>> borrowed_ QY_GUARDED_BY(session_hold_);
+    std::atomic<bool> blocked_{false};  // connection.blocked by the broker; set by the reader
+    std::string last_error_ QY_GUARDED_BY(io_thread_role_);
     // The commands of the current turn; kept, with its capacity, from turn to turn.
-    std::vector<Command> running_;  // I/O thread only
+    std::vector<Command> running_ QY_GUARDED_BY(io_thread_role_);
     // The last poll saw input on the socket, or did not look: read_frames() may read it.
-    bool socket_readable_ = true;
+    bool socket_readable_ QY_GUARDED_BY(session_hold_) = true;
 
-    mutable std::mutex mutex_;  // guards the fields below
-    std::vector<Command> commands_;
-    std::optional<Error> failed_;  // set when closed or when reconnecting gave up
-    bool io_waiting_ = false;      // the I/O thread sleeps in poll: post() must wake it
+    mutable Mutex mutex_;  // guards the fields below
+    std::vector<Command> commands_ QY_GUARDED_BY(mutex_);
+    std::optional<Error> failed_
+        QY_GUARDED_BY(mutex_);  // set when closed or when reconnecting gave up
+    bool io_waiting_ QY_GUARDED_BY(mutex_) =
+        false;  // the I/O thread sleeps in poll: post() must wake it
     // A caller writes its publishes on the session while the I/O thread sleeps; the I/O
     // thread waits for session_returned_ before it touches the session again.
-    bool session_lent_ = false;
-    Lend lent_as_ = Lend::refused;     // to_read, to_consume: reads the socket and the eventfd
-    std::thread::id lent_to_;          // that caller's thread
-    std::exception_ptr lent_failure_;  // the connection failed under that caller
+    bool session_lent_ QY_GUARDED_BY(mutex_) = false;
+    Lend lent_as_ QY_GUARDED_BY(mutex_) =
+        Lend::refused;  // to_read, to_consume: reads the socket and the eventfd
+    std::thread::id lent_to_ QY_GUARDED_BY(mutex_);  // that caller's thread
+    std::exception_ptr lent_failure_
+        QY_GUARDED_BY(mutex_);  // the connection failed under that caller
     // The sleeping I/O thread polls the socket; false: only the eventfd, the socket is
     // left to callers, who read their own confirms.
-    bool io_watches_socket_ = true;
+    bool io_watches_socket_ QY_GUARDED_BY(mutex_) = true;
     // That sleep leaves the socket to consumers: one that finds its deliveries taken reads.
-    bool io_leaves_socket_to_consumers_ = false;
+    bool io_leaves_socket_to_consumers_ QY_GUARDED_BY(mutex_) = false;
     // Callers wrote their own publishes lately: while nothing is owed on the socket, the
     // I/O thread leaves it to them until then.
-    Clock::time_point callers_publish_until_{};
+    Clock::time_point callers_publish_until_ QY_GUARDED_BY(mutex_){};
     // Calls overlapped (one came while a caller read): the I/O thread keeps the socket.
-    Clock::time_point callers_overlap_until_{};
+    Clock::time_point callers_overlap_until_ QY_GUARDED_BY(mutex_){};
     std::condition_variable session_returned_;
-    ConnectionCounters counters_;
+    ConnectionCounters counters_ QY_GUARDED_BY(mutex_);
 
     int wakeup_fd_ = -1;  // eventfd: commands posted or close requested
     std::atomic<bool> closing_{false};
@@ -462,10 +484,13 @@ void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
     // Found while the lend still holds the I/O thread's state; nudged once it is free.
     const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         session_lent_ = false;
+        session_hold_.give();
         lent_as_ = Lend::refused;
-        lent_failure_ = failure;
+        // Moved, not copied: the I/O thread then holds its only reference (a copy released
+        // here later would be a race ThreadSanitizer cannot see through libstdc++).
+        lent_failure_ = std::move(failure);
         under_lock();
     }
     session_returned_.notify_one();

@@ -3,10 +3,10 @@
 // restart). Shared by the client's publishing and consuming connections.
 #pragma once
 
+#include "../mutex.hpp"
 #include "../topology.hpp"
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
 namespace queuey {
@@ -14,17 +14,17 @@ namespace queuey {
 class RememberedQueues {
 public:
     void add(const QueueSpec &spec) {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         if (std::find(specs_.begin(), specs_.end(), spec) == specs_.end()) specs_.push_back(spec);
     }
     std::vector<QueueSpec> all() const {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         return specs_;
     }
 
 private:
-    mutable std::mutex mutex_;
-    std::vector<QueueSpec> specs_;
+    mutable Mutex mutex_;
+    std::vector<QueueSpec> specs_ QY_GUARDED_BY(mutex_);
 };
 
 }  // namespace queuey

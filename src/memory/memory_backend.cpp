@@ -39,7 +39,7 @@ std::unique_ptr<QueueBrowser> MemoryBackend::browse(const std::string &queue_nam
 
 void MemoryBackend::close() {
     broker_->close();
-    std::lock_guard lock(close_mutex_);
+    MutexLock lock(close_mutex_);
     if (hold_timer_.joinable()) hold_timer_.join();
 }
 

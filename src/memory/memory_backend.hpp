@@ -5,12 +5,12 @@
 #pragma once
 
 #include "../backend.hpp"
+#include "../mutex.hpp"
 #include "memory_history.hpp"
 #include "memory_snapshot.hpp"
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 namespace queuey {
@@ -66,7 +66,7 @@ public:
 
 private:
     std::shared_ptr<MemoryBroker> broker_;
-    std::mutex close_mutex_;
+    Mutex close_mutex_;
     std::thread hold_timer_;
 };
 

@@ -106,7 +106,7 @@ void MemoryBroker::declare(const QueueConfig &config) {
     const QueueSpec work = work_queue_spec(config);
     const QueueSpec dead = dead_letter_queue_spec(config);
     check_arguments(work);
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_) throw closed_error();
     for (const QueueSpec *spec : {&work, &dead})
         if (const auto found = queues_.find(spec->name); found != queues_.end())
@@ -118,7 +118,7 @@ void MemoryBroker::declare(const QueueConfig &config) {
 }
 
 QueueConfig MemoryBroker::config_of(const std::string &queue) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return config_of_locked(queue);
 }
 
@@ -153,7 +153,7 @@ std::vector<PublishOutcome> MemoryBroker::publish(EnvelopeRefs envelopes,
     for (const Envelope *envelope : envelopes) messages.push_back(memory_message(*envelope));
 
     std::vector<PublishOutcome> outcomes(envelopes.size(), PublishOutcome{QY_OK, {}});
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_) {
         if (delay) throw closed_error();
         return std::vector<PublishOutcome>(envelopes.size(),
@@ -177,7 +177,7 @@ std::vector<PublishOutcome> MemoryBroker::publish(EnvelopeRefs envelopes,
 }
 
 QueueCounts MemoryBroker::counts(const std::string &queue) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_) throw closed_error();
     const MemoryQueue &found = existing(queues_, queue).queue;
     return {found.ready(), found.consumers()};
@@ -186,7 +186,7 @@ QueueCounts MemoryBroker::counts(const std::string &queue) const {
 // ---- browsing -------------------------------------------------------------------------
 
 std::optional<QueuedMessage> MemoryBroker::take_browsed(const std::string &queue) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_) throw closed_error();
     MemoryQueue &found = existing(queues_, queue).queue;
     std::vector<MemoryMessage> expired;
@@ -197,13 +197,13 @@ std::optional<QueuedMessage> MemoryBroker::take_browsed(const std::string &queue
 }
 
 void MemoryBroker::remove_browsed(const std::string &queue) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     existing(queues_, queue).queue.count_settled();
     idle_changed_.notify_all();
 }
 
 void MemoryBroker::put_back_browsed(const std::string &queue, std::vector<QueuedMessage> messages) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto found = queues_.find(queue);
     if (found == queues_.end()) return;  // queues are never removed
     for (QueuedMessage &message : messages) {
@@ -220,7 +220,7 @@ std::shared_ptr<MemorySubscription> MemoryBroker::subscribe(
     const std::vector<std::string> &queues) {
     if (queues.empty()) throw Error(QY_ERR_INVALID_ARGUMENT, "queue", "no queue to consume");
     auto subscription = std::make_shared<MemorySubscription>();
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     for (const std::string &queue : queues) {
         QueueConfig config = config_of_locked(queue);
         subscription->sources.push_back({std::move(config), &queues_.find(queue)->second.queue, 0});
@@ -237,7 +237,7 @@ void MemoryBroker::uncount_locked(MemorySubscription &subscription) {
 }
 
 void MemoryBroker::cancel(const std::shared_ptr<MemorySubscription> &subscription) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     std::vector<MemoryLease *> owned;
     for (MemoryLease *lease : leases_)
         if (lease->subscription == subscription) owned.push_back(lease);
@@ -246,7 +246,7 @@ void MemoryBroker::cancel(const std::shared_ptr<MemorySubscription> &subscriptio
 }
 
 void MemoryBroker::stop(const std::shared_ptr<MemorySubscription> &subscription) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     subscription->stopped = true;
     uncount_locked(*subscription);
     available_.notify_all();
@@ -254,14 +254,14 @@ void MemoryBroker::stop(const std::shared_ptr<MemorySubscription> &subscription)
 
 MemoryBroker::Taken MemoryBroker::take(const std::shared_ptr<MemorySubscription> &subscription,
                                        Clock::time_point deadline) {
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     for (;;) {
         if (closed_) throw closed_error();
         if (subscription->stopped) return {};
         Taken taken = take_locked(subscription);
         if (taken.lease || !taken.malformed.empty()) return taken;
         if (Clock::now() >= deadline) return {};
-        available_.wait_until(lock, deadline);
+        available_.wait_until(lock.for_wait(), deadline);
     }
 }
 
@@ -391,7 +391,7 @@ void MemoryBroker::revoke_locked(MemoryLease &lease) {
 }
 
 void MemoryBroker::ack(MemoryLease &lease) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     check_settleable_locked(lease);
     history_.acked(lease.message.message.envelope);
     finish_locked(lease, MemoryLease::State::settled);
@@ -400,7 +400,7 @@ void MemoryBroker::ack(MemoryLease &lease) {
 void MemoryBroker::republish(MemoryLease &lease, Republish kind, const Envelope &next,
                              std::chrono::nanoseconds delay) {
     MemoryMessage message = memory_message(next);
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     check_settleable_locked(lease);
     check_delay(delay);
     const std::string &queue = lease.config.name;
@@ -419,7 +419,7 @@ void MemoryBroker::republish(MemoryLease &lease, Republish kind, const Envelope 
 }
 
 void MemoryBroker::dead_letter(MemoryLease &lease, const DeadLetterCause &cause) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     check_settleable_locked(lease);
     const std::string &queue = lease.config.name;
     const Envelope &envelope = lease.message.message.envelope;
@@ -432,7 +432,7 @@ void MemoryBroker::dead_letter(MemoryLease &lease, const DeadLetterCause &cause)
 }
 
 void MemoryBroker::requeue_lost(MemoryLease &lease, std::uint32_t lost_runs) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     check_settleable_locked(lease);
     const std::string &queue = lease.config.name;
     MemoryMessage copy = lease.message.message;
@@ -443,7 +443,7 @@ void MemoryBroker::requeue_lost(MemoryLease &lease, std::uint32_t lost_runs) {
 }
 
 void MemoryBroker::set_aside(MemoryLease &lease) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     MemorySubscription::Source &source = lease.subscription->sources[lease.source];
     if (lease.state != MemoryLease::State::unsettled || lease.set_aside ||
         source.unsettled >= max_set_aside_windows * source.config.prefetch)
@@ -454,12 +454,12 @@ void MemoryBroker::set_aside(MemoryLease &lease) {
 }
 
 bool MemoryBroker::revoked(const MemoryLease &lease) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return lease.state == MemoryLease::State::revoked;
 }
 
 void MemoryBroker::release(MemoryLease &lease) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (lease.state != MemoryLease::State::unsettled) return;
     requeue_locked(*lease.subscription->sources[lease.source].queue, std::move(lease.message),
                    true);
@@ -469,7 +469,7 @@ void MemoryBroker::release(MemoryLease &lease) {
 // ---- inspection -----------------------------------------------------------------------
 
 MemorySnapshot MemoryBroker::snapshot() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     expire_all_locked(Clock::now());
     MemorySnapshot snapshot;
     history_.copy_to(snapshot);
@@ -484,7 +484,7 @@ MemorySnapshot MemoryBroker::snapshot() {
 }
 
 void MemoryBroker::clear_history() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     history_.clear();
 }
 
@@ -508,34 +508,34 @@ std::optional<MemoryBroker::Clock::time_point> MemoryBroker::next_expiry_locked(
 
 bool MemoryBroker::wait_until_idle(std::chrono::milliseconds timeout) {
     const auto deadline = deadline_after(timeout);
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     for (;;) {
         const auto now = Clock::now();
         expire_all_locked(now);
         if (idle_locked()) return true;
         if (closed_ || now >= deadline) return false;
         const auto expiry = next_expiry_locked();
-        idle_changed_.wait_until(lock, expiry ? std::min(*expiry, deadline) : deadline);
+        idle_changed_.wait_until(lock.for_wait(), expiry ? std::min(*expiry, deadline) : deadline);
     }
 }
 
 // ---- the hold timer and the end -------------------------------------------------------
 
 void MemoryBroker::run_hold_timer() {
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     while (!closed_) {
         const auto now = Clock::now();
         for (HeldMessage &held : holds_.take_due(now))
             route_locked(held.queue, std::move(held.message), now);  // declared: it exists
         if (const auto due = holds_.next_due())
-            timer_wake_.wait_until(lock, *due);
+            timer_wake_.wait_until(lock.for_wait(), *due);
         else
-            timer_wake_.wait(lock);
+            timer_wake_.wait(lock.for_wait());
     }
 }
 
 void MemoryBroker::close() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_) return;
     closed_ = true;
     holds_.clear();  // a memory backend keeps nothing beyond its life

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../backend.hpp"
+#include "../mutex.hpp"
 #include "hold_schedule.hpp"
 #include "memory_history.hpp"
 #include "memory_queue.hpp"
@@ -14,7 +15,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -125,38 +125,42 @@ private:
         std::optional<QueueConfig> config;  // set when declared as a work queue
     };
 
-    QueueConfig config_of_locked(const std::string &queue) const;
+    QueueConfig config_of_locked(const std::string &queue) const QY_REQUIRES(mutex_);
     // Takes the subscription out of its queues' consumer counts, once.
-    void uncount_locked(MemorySubscription &subscription);
-    bool route_locked(const std::string &queue, MemoryMessage message, Clock::time_point now);
-    Taken take_locked(const std::shared_ptr<MemorySubscription> &subscription);
+    void uncount_locked(MemorySubscription &subscription) QY_REQUIRES(mutex_);
+    bool route_locked(const std::string &queue, MemoryMessage message, Clock::time_point now)
+        QY_REQUIRES(mutex_);
+    Taken take_locked(const std::shared_ptr<MemorySubscription> &subscription) QY_REQUIRES(mutex_);
     MalformedBody dead_letter_malformed_locked(const MemorySubscription::Source &source,
-                                               QueuedMessage queued, Clock::time_point now);
+                                               QueuedMessage queued, Clock::time_point now)
+        QY_REQUIRES(mutex_);
     // Messages that outlived queue's TTL: dead-lettered where it has a dead-letter target,
     // else recorded as expired (RabbitMQ drops them).
-    void record_expired_locked(const std::string &queue, std::vector<MemoryMessage> &expired);
+    void record_expired_locked(const std::string &queue, std::vector<MemoryMessage> &expired)
+        QY_REQUIRES(mutex_);
     // What RabbitMQ does when it dead-letters a message of queue itself (why: its
     // x-first-death-reason): to the queue's dead-letter target, without queuey's headers.
     void broker_dead_letter_locked(const MemoryQueue &queue, MemoryMessage message,
-                                   std::string_view why);
+                                   std::string_view why) QY_REQUIRES(mutex_);
     // Puts a delivered message back in queue, or dead-letters it past its delivery limit.
-    void requeue_locked(MemoryQueue &queue, QueuedMessage message, bool redelivered);
-    void expire_all_locked(Clock::time_point now);
-    void check_settleable_locked(const MemoryLease &lease);
-    void finish_locked(MemoryLease &lease, MemoryLease::State state);
-    void revoke_locked(MemoryLease &lease);
-    bool idle_locked() const;
-    std::optional<Clock::time_point> next_expiry_locked() const;
+    void requeue_locked(MemoryQueue &queue, QueuedMessage message, bool redelivered)
+        QY_REQUIRES(mutex_);
+    void expire_all_locked(Clock::time_point now) QY_REQUIRES(mutex_);
+    void check_settleable_locked(const MemoryLease &lease) QY_REQUIRES(mutex_);
+    void finish_locked(MemoryLease &lease, MemoryLease::State state) QY_REQUIRES(mutex_);
+    void revoke_locked(MemoryLease &lease) QY_REQUIRES(mutex_);
+    bool idle_locked() const QY_REQUIRES(mutex_);
+    std::optional<Clock::time_point> next_expiry_locked() const QY_REQUIRES(mutex_);
 
-    mutable std::mutex mutex_;
+    mutable Mutex mutex_;                   // guards the fields below
     std::condition_variable available_;     // consumers: a message arrived or a slot freed
     std::condition_variable timer_wake_;    // the hold timer: an earlier due time, or close
     std::condition_variable idle_changed_;  // wait_until_idle: something settled or expired
-    bool closed_ = false;
-    std::map<std::string, QueueEntry, std::less<>> queues_;
-    HoldSchedule holds_;
-    std::set<MemoryLease *> leases_;  // every unsettled delivery
-    MemoryHistory history_;
+    bool closed_ QY_GUARDED_BY(mutex_) = false;
+    std::map<std::string, QueueEntry, std::less<>> queues_ QY_GUARDED_BY(mutex_);
+    HoldSchedule holds_ QY_GUARDED_BY(mutex_);
+    std::set<MemoryLease *> leases_ QY_GUARDED_BY(mutex_);  // every unsettled delivery
+    MemoryHistory history_ QY_GUARDED_BY(mutex_);
 };
 
 // now + timeout, saturating instead of overflowing for huge timeouts.

@@ -32,13 +32,13 @@ JobSeries &JobMetrics::series(std::string_view queue, std::string_view job_type)
 }
 
 void JobMetrics::add_series(std::string_view queue, std::string_view job_type) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     series(queue, job_type);
 }
 
 void JobMetrics::count(std::string_view queue, std::string_view job_type,
                        JobMetricOutcome outcome) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     ++series(queue, job_type).outcomes[static_cast<std::size_t>(outcome)];
 }
 
@@ -49,14 +49,14 @@ void JobMetrics::observe(std::string_view queue, std::string_view job_type,
     const auto bucket = static_cast<std::size_t>(
         std::lower_bound(job_duration_bounds.begin(), job_duration_bounds.end(), seconds) -
         job_duration_bounds.begin());
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     JobSeries &target = series(queue, job_type);
     ++target.buckets[bucket];
     target.duration_sum_seconds += seconds;
 }
 
 std::vector<JobSeries> JobMetrics::snapshot() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     std::vector<JobSeries> copy;
     for (const auto &by_queue : series_)
         for (const auto &by_type : by_queue.second) copy.push_back(by_type.second);

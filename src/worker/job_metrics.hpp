@@ -3,12 +3,13 @@
 // (a histogram with fixed buckets). Worker threads record, any thread takes a snapshot.
 #pragma once
 
+#include "../mutex.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,12 +62,14 @@ public:
 
 private:
     // The series of (queue, job_type), made when missing. Call with mutex_ held.
-    JobSeries &series(std::string_view queue, std::string_view job_type);
+    JobSeries &series(std::string_view queue, std::string_view job_type) QY_REQUIRES(mutex_);
 
-    mutable std::mutex mutex_;  // guards series_ and last_
+    mutable Mutex mutex_;
     // By queue, then by job type.
-    std::map<std::string, std::map<std::string, JobSeries, std::less<>>, std::less<>> series_;
-    JobSeries *last_ = nullptr;  // the series series() returned last: map nodes stay put
+    std::map<std::string, std::map<std::string, JobSeries, std::less<>>, std::less<>> series_
+        QY_GUARDED_BY(mutex_);
+    JobSeries *last_ QY_GUARDED_BY(mutex_) =
+        nullptr;  // the series series() returned last: map nodes stay put
 };
 
 }  // namespace queuey

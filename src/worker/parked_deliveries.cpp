@@ -13,12 +13,12 @@ ParkedDeliveries::Clock::duration ParkedDeliveries::wait_after(std::uint32_t fai
 }
 
 void ParkedDeliveries::park(Parked parked) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     parked_.push_back(std::move(parked));
 }
 
 std::optional<ParkedDeliveries::Parked> ParkedDeliveries::take_due(Clock::time_point now) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto first =
         std::min_element(parked_.begin(), parked_.end(),
                          [](const Parked &a, const Parked &b) { return a.due < b.due; });
@@ -29,7 +29,7 @@ std::optional<ParkedDeliveries::Parked> ParkedDeliveries::take_due(Clock::time_p
 }
 
 std::vector<ParkedDeliveries::Parked> ParkedDeliveries::take_stale() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto stale = std::stable_partition(parked_.begin(), parked_.end(),
                                              [](const Parked &p) { return !p.delivery->stale(); });
     std::vector<Parked> taken(std::make_move_iterator(stale),
@@ -41,7 +41,7 @@ std::vector<ParkedDeliveries::Parked> ParkedDeliveries::take_stale() {
 void ParkedDeliveries::clear() {
     std::vector<Parked> freed;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         freed.swap(parked_);
     }
     // Freed outside the lock: a delivery's destructor may talk to its broker.

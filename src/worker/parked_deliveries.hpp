@@ -7,12 +7,12 @@
 #pragma once
 
 #include "../backend.hpp"
+#include "../mutex.hpp"
 #include "settle_action.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -45,8 +45,8 @@ public:
     void clear();
 
 private:
-    std::mutex mutex_;  // guards parked_
-    std::vector<Parked> parked_;
+    Mutex mutex_;
+    std::vector<Parked> parked_ QY_GUARDED_BY(mutex_);
 };
 
 }  // namespace queuey

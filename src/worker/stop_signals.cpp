@@ -1,11 +1,11 @@
 #include "stop_signals.hpp"
 
 #include "../error.hpp"
+#include "../mutex.hpp"
 
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 
 #include <signal.h>
 
@@ -20,8 +20,8 @@ constexpr std::size_t max_flags = 64;
 std::array<std::atomic<std::atomic<bool> *>, max_flags> flags{};
 std::array<struct sigaction, stop_signals.size()> previous{};
 
-std::mutex registry_mutex;  // guards the count and installing / restoring
-std::size_t registered = 0;
+Mutex registry_mutex;  // guards the count and installing / restoring
+std::size_t registered QY_GUARDED_BY(registry_mutex) = 0;
 
 static_assert(std::atomic<std::atomic<bool> *>::is_always_lock_free);
 static_assert(std::atomic<bool>::is_always_lock_free);
@@ -39,7 +39,7 @@ void on_stop_signal(int signal) {
 }  // namespace
 
 StopSignals::StopSignals(std::shared_ptr<std::atomic<bool>> flag) : flag_(std::move(flag)) {
-    std::lock_guard lock(registry_mutex);
+    MutexLock lock(registry_mutex);
     slot_ = max_flags;
     for (std::size_t i = 0; i < max_flags && slot_ == max_flags; ++i) {
         std::atomic<bool> *empty = nullptr;
@@ -66,7 +66,7 @@ StopSignals::StopSignals(std::shared_ptr<std::atomic<bool>> flag) : flag_(std::m
 }
 
 StopSignals::~StopSignals() {
-    std::lock_guard lock(registry_mutex);
+    MutexLock lock(registry_mutex);
     flags[slot_] = nullptr;
     if (--registered > 0) return;
     for (std::size_t i = 0; i < stop_signals.size(); ++i)

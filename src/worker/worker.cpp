@@ -67,7 +67,7 @@ Worker::~Worker() { shutdown(); }
 void Worker::register_handler(const std::string &job_type, Handler handler,
                               std::optional<RetryPolicy> policy) {
     if (!handler) throw Error(QY_ERR_INVALID_ARGUMENT, "handler", "must not be empty");
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (running_)
         throw Error(QY_ERR_INVALID_ARGUMENT, "job_type", "register handlers before run()");
     if (!handlers_.try_emplace(job_type, Registration{std::move(handler), std::move(policy)})
@@ -79,7 +79,7 @@ void Worker::register_handler(const std::string &job_type, Handler handler,
 
 void Worker::shutdown() {
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         stopping_ = true;
     }
     changed_.notify_all();
@@ -87,7 +87,7 @@ void Worker::shutdown() {
 
 void Worker::run() {
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         if (running_) throw Error(QY_ERR_INVALID_ARGUMENT, "", "the worker is already running");
         if (stopping_ || stop_requested()) return;
         running_ = true;
@@ -95,7 +95,7 @@ void Worker::run() {
     struct NotRunning {
         Worker &worker;
         ~NotRunning() {
-            std::lock_guard lock(worker.mutex_);
+            MutexLock lock(worker.mutex_);
             worker.running_ = false;
         }
     } not_running{*this};
@@ -108,10 +108,10 @@ void Worker::run() {
         options_.queues, std::make_shared<MalformedBodyCounter>(counters_, options_.logger));
 
     std::exception_ptr failure;
-    std::mutex failure_mutex;
+    Mutex failure_mutex;  // guards failure while the threads run
     const auto fail = [&](std::exception_ptr error) {
         {
-            std::lock_guard lock(failure_mutex);
+            MutexLock lock(failure_mutex);
             if (!failure) failure = std::move(error);
         }
         shutdown();
@@ -167,9 +167,9 @@ void Worker::run() {
 }
 
 void Worker::wait_for_shutdown() {
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     while (!stopping_) {
-        changed_.wait_for(lock, idle_poll);
+        changed_.wait_for(lock.for_wait(), idle_poll);
         if (stop_requested()) stopping_ = true;
     }
 }
@@ -226,13 +226,13 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
     job->registration = registration;
     job->deadline = std::chrono::steady_clock::now() + *options_.job_timeout;
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         running_jobs_.push_back(job);
     }
     changed_.notify_all();
     const JobOutcome outcome = run_handler(*delivery, *registration, job->cancelled);
     {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         std::erase(running_jobs_, job);
     }
     if (!job->claimed.exchange(true))
@@ -256,7 +256,7 @@ void Worker::give_back(std::shared_ptr<Delivery> delivery) {
 
 void Worker::watch_timeouts() {
     const std::string error = "job timed out after " + format_duration(*options_.job_timeout);
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     while (!(stopping_ && running_jobs_.empty())) {
         auto wake = std::chrono::steady_clock::now() + std::chrono::seconds(1);
         std::vector<std::shared_ptr<RunningJob>> expired;
@@ -269,7 +269,7 @@ void Worker::watch_timeouts() {
             }
         }
         if (expired.empty()) {
-            changed_.wait_until(lock, wake);
+            changed_.wait_until(lock.for_wait(), wake);
             continue;
         }
         lock.unlock();

@@ -6,6 +6,7 @@
 #include "../error.hpp"
 #include "../log.hpp"
 #include "../metrics_text.hpp"
+#include "../mutex.hpp"
 #include "job.hpp"
 #include "job_metrics.hpp"
 #include "parked_deliveries.hpp"
@@ -146,12 +147,13 @@ private:
     JobMetrics job_metrics_;  // thread-safe itself
 
     std::atomic<std::uint64_t> given_back_{0};  // by the shutdown under way
-    std::mutex mutex_;  // guards the fields below; stopping_ is written under it
+    Mutex mutex_;  // guards the fields below; stopping_ is written under it
     std::condition_variable changed_;
     // Atomic as well: handle() reads it for every job without the lock.
     std::atomic<bool> stopping_{false};
-    bool running_ = false;
-    std::vector<std::shared_ptr<RunningJob>> running_jobs_;  // for the timeout watchdog
+    bool running_ QY_GUARDED_BY(mutex_) = false;
+    // For the timeout watchdog.
+    std::vector<std::shared_ptr<RunningJob>> running_jobs_ QY_GUARDED_BY(mutex_);
 
     ParkedDeliveries parked_;  // thread-safe itself
 };

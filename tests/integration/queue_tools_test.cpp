@@ -382,9 +382,11 @@ TEST_F(QueueToolsOnRabbitMQ, ABodyThatIsNoEnvelopeIsShownAndLeftWhenTheOthersAre
 }
 
 // A browse gives back what it read as it ends, and every message is counted again soon
-// after: at once on RabbitMQ 3.10, a moment later on 4 (whose queue may learn of the
+// after: mostly at once on RabbitMQ 3.10, a moment later on 4 (whose queue may learn of the
 // closed channel after answering its close; the nack of all before the close makes that
-// moment shorter). Measured here: the longest wait for the count in 100 browses.
+// moment shorter). On either, a busy queue answers a count before a requeue waiting in its
+// mailbox (ALetterWhoseQueueIsGoneStaysInTheDeadLetterQueue). Measured here: the longest
+// wait for the count in 100 browses.
 TEST_F(QueueToolsOnRabbitMQ, EveryMessageIsCountedAgainSoonAfterABrowse) {
     const std::string q = new_queue();
     queuey::Client client(endpoint().url);
@@ -427,7 +429,11 @@ TEST_F(QueueToolsOnRabbitMQ, ALetterWhoseQueueIsGoneStaysInTheDeadLetterQueue) {
     } catch (const queuey::Error &e) {
         EXPECT_EQ(e.status(), QY_ERR_UNROUTABLE) << e.what();
     }
-    EXPECT_EQ(raw.message_count(q + ".dead"), 1u);
+    // The replay gave the letter back (a nack that requeues it, then the channel's close)
+    // before it returned, but a classic queue answers a count (its 'stat', priority 7 in
+    // rabbit_amqqueue_process) before a requeue still waiting in its mailbox (priority 0):
+    // on a busy broker, 3.10 as well as 4, the count misses the letter for a moment.
+    EXPECT_TRUE(eventually([&] { return raw.message_count(q + ".dead") == 1u; }, 5s));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace queuey {
@@ -41,6 +42,36 @@ TEST(BodyMemory, ABigBodysCapacityIsRoundedUpToPages) {
     EXPECT_EQ(memory.take(BodyMemory::smallest_kept + 3 * kib, capacity), paged);
     EXPECT_EQ(capacity, BodyMemory::smallest_kept + 4 * kib);
     memory.give(paged, capacity);
+}
+
+TEST(BodyMemory, ReleaseFreesAllThatIsKeptAndKeepsAgainAfterwards) {
+    BodyMemory memory;
+    std::size_t capacity = 0;
+    std::vector<std::pair<char *, std::size_t>> bodies;
+    for (int i = 0; i < 4; ++i) {
+        char *bytes = memory.take(mib, capacity);
+        ASSERT_NE(bytes, nullptr);
+        bodies.emplace_back(bytes, capacity);
+    }
+    for (const auto &[bytes, size] : bodies) memory.give(bytes, size);
+    EXPECT_EQ(memory.kept_bytes(), 4 * mib);
+    memory.release();
+    EXPECT_EQ(memory.kept_bytes(), 0u);
+    memory.release();  // nothing kept: a no-op
+    EXPECT_EQ(memory.kept_bytes(), 0u);
+    char *again = memory.take(mib, capacity);  // from malloc
+    memory.give(again, capacity);
+    EXPECT_EQ(memory.kept_bytes(), mib);
+}
+
+// The process's body memory, as qy_release_cached_memory frees it.
+TEST(BodyMemory, ReleasingCachedMemoryEmptiesTheProcesssBodyMemory) {
+    std::size_t capacity = 0;
+    char *bytes = body_memory().take(mib, capacity);
+    body_memory().give(bytes, capacity);
+    EXPECT_GE(body_memory().kept_bytes(), mib);
+    release_cached_memory();
+    EXPECT_EQ(body_memory().kept_bytes(), 0u);
 }
 
 TEST(BodyMemory, SmallBodiesAreFreedNotKept) {

@@ -2,6 +2,7 @@
 // and 9) and the inspection that users' tests rely on.
 #include "memory/memory_backend.hpp"
 
+#include "../eventually.hpp"
 #include "error.hpp"
 
 #include <gtest/gtest.h>
@@ -730,7 +731,7 @@ TEST_F(MemoryBackendTest, AMessageTtlDropsJobsThatWaitTooLong) {
     backend.declare(config);
     const Envelope stale = job("q", 0);
     publish_ok(backend, {stale});
-    std::this_thread::sleep_for(150ms);
+    std::this_thread::sleep_for(150ms);  // stale outlives its 50 ms: the next take drops it
     const Envelope fresh = job("q", 1);
     publish_ok(backend, {fresh});
 
@@ -753,7 +754,9 @@ TEST_F(MemoryBackendTest, OnAQuorumQueueAJobPastTheTtlGoesToTheDeadLettersAsOnRa
     backend.declare(config);  // q has q.dead as its dead-letter target, as on RabbitMQ
     const Envelope stale = job("q", 0);
     publish_ok(backend, {stale});
-    std::this_thread::sleep_for(150ms);
+    // The in-memory broker's timer moves it 50 ms after its publish (later on a busy machine).
+    ASSERT_TRUE(
+        queuey_test::eventually([&] { return !backend.snapshot().dead_lettered.empty(); }, 5000ms));
     const auto snapshot = backend.snapshot();
     EXPECT_TRUE(snapshot.expired.empty());
     ASSERT_EQ(snapshot.dead_lettered.size(), 1u);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <thread>
 
@@ -189,6 +190,98 @@ TEST(ReusablePiece, OneStillHeldElsewhereOrBigIsNotKept) {
     use(*big_body, 1024 * 1024);
     PublishBatch::keep_piece(std::move(big_body));
     EXPECT_LT(PublishBatch::reusable_piece(1)->messages.front().body.capacity(), 1024u * 1024u);
+}
+
+// A full piece of small jobs, as a batch of 1,024 of them is cut (batch_pieces.hpp): kept,
+// and within the bound queuey.h states.
+TEST(ReusablePiece, AFullPieceOfSmallJobsIsKeptWithinItsBound) {
+    for (const std::size_t payload_bytes : {16u, 700u, 1000u}) {
+        SCOPED_TRACE(payload_bytes);
+        PublishBatch::release_kept();  // nothing kept but this piece
+        const Envelope job = job_with_payload(payload_bytes);
+        auto piece = PublishBatch::reusable_piece(PublishBatch::most_kept_piece_messages);
+        for (OutgoingMessage &message : piece->messages)
+            set_message(message, "emails", job, /*refer_payload=*/true);
+        const std::weak_ptr<PublishBatch> kept = piece;
+        const std::size_t bytes = piece->kept_bytes();
+        std::printf("a piece of 1024 jobs of %zu bytes of payload keeps %zu bytes\n", payload_bytes,
+                    bytes);
+        EXPECT_GT(bytes, PublishBatch::most_kept_piece_messages * payload_bytes);
+        EXPECT_LE(bytes, PublishBatch::most_kept_piece_bytes);
+        PublishBatch::keep_piece(std::move(piece));
+        EXPECT_FALSE(kept.expired());
+        EXPECT_EQ(PublishBatch::kept_here_bytes(), bytes);
+    }
+    PublishBatch::release_kept();
+}
+
+// Reused batch after batch, each message keeps the largest body it ever had: bodies of
+// 64 KiB at most, but not 1,024 of them.
+TEST(ReusablePiece, OneOfManyBodiesUnder64KiBThatAddUpPastTheBoundIsNotKept) {
+    auto piece = PublishBatch::reusable_piece(64);
+    for (OutgoingMessage &message : piece->messages) message.body.assign(60 * 1024, 'x');
+    ASSERT_GT(piece->kept_bytes(), PublishBatch::most_kept_piece_bytes);
+    const std::weak_ptr<PublishBatch> big = piece;
+    PublishBatch::keep_piece(std::move(piece));
+    EXPECT_TRUE(big.expired());
+}
+
+// What a thread keeps between publishes, and qy_release_thread_memory's release of it.
+TEST(ReleaseKept, FreesTheThreadsBatchAndPiece) {
+    std::weak_ptr<PublishBatch> batch_left;
+    std::weak_ptr<PublishBatch> piece_left;
+    {
+        const auto batch = PublishBatch::reusable();
+        use(*batch);
+        batch_left = batch;
+        auto piece = PublishBatch::reusable_piece(3);
+        use(*piece);
+        piece_left = piece;
+        PublishBatch::keep_piece(std::move(piece));
+    }
+    ASSERT_FALSE(batch_left.expired());
+    ASSERT_FALSE(piece_left.expired());
+    EXPECT_GT(PublishBatch::kept_here_bytes(), 2 * 200u);  // both bodies at least
+    PublishBatch::release_kept();
+    EXPECT_TRUE(batch_left.expired());
+    EXPECT_TRUE(piece_left.expired());
+    EXPECT_EQ(PublishBatch::kept_here_bytes(), 0u);
+    PublishBatch::release_kept();  // nothing kept: a no-op
+    EXPECT_EQ(PublishBatch::kept_here_bytes(), 0u);
+    // The next publish takes a new batch, kept again.
+    EXPECT_EQ(PublishBatch::reusable()->messages.size(), 1u);
+    EXPECT_GT(PublishBatch::kept_here_bytes(), 0u);
+}
+
+TEST(ReleaseKept, ABatchTheIOThreadStillHoldsIsFreedByIt) {
+    auto io_threads_copy = PublishBatch::reusable();  // unconfirmed
+    use(*io_threads_copy);
+    const std::weak_ptr<PublishBatch> left = io_threads_copy;
+    PublishBatch::release_kept();
+    ASSERT_FALSE(left.expired());
+    EXPECT_EQ(io_threads_copy->messages.front().body.size(), 200u);  // untouched
+    // Confirmed: the I/O thread lets go of it.
+    io_threads_copy.reset();
+    EXPECT_TRUE(left.expired());
+}
+
+TEST(ReleaseKept, OnlyTheCallingThreadsOwnAndANewThreadKeepsNothing) {
+    std::weak_ptr<PublishBatch> mine;
+    {
+        const auto batch = PublishBatch::reusable();
+        use(*batch);
+        mine = batch;
+    }
+    std::size_t new_threads_bytes = 1;
+    std::thread([&] {
+        new_threads_bytes = PublishBatch::kept_here_bytes();
+        static_cast<void>(PublishBatch::reusable());
+        PublishBatch::release_kept();
+    }).join();
+    EXPECT_EQ(new_threads_bytes, 0u);
+    EXPECT_FALSE(mine.expired());
+    PublishBatch::release_kept();
+    EXPECT_TRUE(mine.expired());
 }
 
 }  // namespace

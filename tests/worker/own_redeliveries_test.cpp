@@ -42,7 +42,7 @@ TEST_F(OwnRedeliveries, JobsHeldWhenTheConnectionIsClosedRunAgainUncountedAndNon
             ++started;
         }
         changed.notify_all();
-        std::this_thread::sleep_for(1s);
+        std::this_thread::sleep_for(1s);  // still running when the connections are closed
         return queuey::JobOutcome::success();
     });
     std::thread running([&] { worker.run(); });
@@ -53,9 +53,7 @@ TEST_F(OwnRedeliveries, JobsHeldWhenTheConnectionIsClosedRunAgainUncountedAndNon
     }
     ASSERT_EQ(close_connections(endpoint(), connection_name_), 2u);  // publishing and consuming
 
-    const auto until = std::chrono::steady_clock::now() + 20s;
-    while (std::chrono::steady_clock::now() < until && worker.counters().succeeded < jobs)
-        std::this_thread::sleep_for(20ms);
+    eventually([&] { return worker.counters().succeeded >= jobs; }, 20s, 20ms);
     worker.shutdown();
     running.join();
 

@@ -146,6 +146,8 @@ qy_status qy_producer_enqueue(qy_producer *producer, const qy_envelope *env, qy_
 qy_status qy_producer_enqueue_after(qy_producer *producer, const qy_envelope *env, uint64_t delay_ms, qy_error **err);
 qy_status qy_producer_defer(qy_producer *producer, const qy_envelope *env, uint64_t delay_ms, qy_error **err);
 qy_status qy_producer_enqueue_batch(qy_producer *producer, const qy_envelope *const *envs, size_t count, qy_status *statuses, qy_error **err);
+void qy_release_thread_memory(void);
+void qy_release_cached_memory(void);
 typedef struct qy_consumer qy_consumer;
 typedef struct qy_delivery qy_delivery;
 qy_status qy_consumer_new(qy_client *client, const char *queue, qy_consumer **out, qy_error **err);
