@@ -187,32 +187,21 @@ std::size_t AmqpSession::room_to_write(std::size_t wanted) const {
     return room();
 }
 
-void AmqpSession::flush_publishes() {
-    const int fd = socket_fd();
-    std::size_t sent = 0;
-    while (sent < outgoing_.size()) {
-        const ssize_t wrote = outgoing_.send(fd, sent, MSG_NOSIGNAL);
-        if (wrote > 0) {
-            sent += static_cast<std::size_t>(wrote);
-            continue;
-        }
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            // The socket is full (a publish that waits for room, or the room measured was
-            // wrong): wait as rabbitmq-c waits, without a limit of its own; the socket's
-            // TCP_USER_TIMEOUT fails a broker that stopped reading.
-            forget_room();
-            pollfd socket{fd, POLLOUT, 0};
-            if (::poll(&socket, 1, -1) >= 0 || errno == EINTR) continue;
-        }
-        const std::string why = wrote < 0 ? std::strerror(errno) : "the socket took nothing";
-        broken_ = true;
-        outgoing_.clear(max_kept_outgoing);
-        throw ConnectionLost(QY_ERR_CONNECTION, "writing publishes to " + server_ + ": " + why);
+bool AmqpSession::flush_publishes(Clock::time_point until) {
+    const std::size_t bytes = outgoing_.size();
+    const OutgoingBytes::Sent sent = outgoing_.send_all(socket_fd(), until, max_kept_outgoing);
+    output_left_ = sent == OutgoingBytes::Sent::left;
+    switch (sent) {
+        case OutgoingBytes::Sent::all: spend_room(bytes); return true;
+        case OutgoingBytes::Sent::all_after_waiting:
+        case OutgoingBytes::Sent::left:
+            forget_room();  // the room measured was wrong
+            return !output_left_;
+        case OutgoingBytes::Sent::failed: break;
     }
-    spend_room(outgoing_.size());
-    // A batch of many publishes leaves a big buffer: given back rather than kept.
-    outgoing_.clear(max_kept_outgoing);
+    const std::string why = errno != 0 ? std::strerror(errno) : "the socket took nothing";
+    broken_ = true;
+    throw ConnectionLost(QY_ERR_CONNECTION, "writing publishes to " + server_ + ": " + why);
 }
 
 bool AmqpSession::input_waiting() const {
@@ -352,7 +341,8 @@ void AmqpSession::cancel_consumer(amqp_channel_t channel, const std::string &con
 }
 
 void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
-                          const AmqpProperties &props, const BodyParts &body) {
+                          const AmqpProperties &props, const BodyParts &body,
+                          Clock::time_point until) {
     // What came from the broker lately is checked before the first publish of a flush.
     if (outgoing_.empty()) check_receiving(queue);
     if (frames_publishes_ &&
@@ -360,7 +350,7 @@ void AmqpSession::publish(amqp_channel_t channel, const std::string &queue,
                               static_cast<std::size_t>(amqp_get_frame_max(state_)))) {
         // Kept while the socket takes them all at once; else written now, waiting for
         // room as amqp_basic_publish would (its body is not copied on the way).
-        if (room_for(outgoing_.size()) < outgoing_.size()) flush_publishes();
+        if (room_for(outgoing_.size()) < outgoing_.size()) flush_publishes(until);
         return;
     }
     // Under TLS, or one rabbitmq-c reports on: those kept go first.

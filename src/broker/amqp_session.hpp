@@ -31,6 +31,9 @@ struct SessionOptions {
 
 class AmqpSession {
 public:
+    using Clock = std::chrono::steady_clock;
+    static constexpr Clock::time_point no_limit = Clock::time_point::max();
+
     // Connects and logs in. Throws ConnectionLost, or Error with QY_ERR_AUTH,
     // QY_ERR_UNSUPPORTED (amqps without TLS) or QY_ERR_BROKER.
     AmqpSession(const AmqpUrl &url, const SessionOptions &options);
@@ -73,16 +76,21 @@ public:
     // frames are kept to be written by flush_publishes with the publishes around it, as
     // long as the socket has room for them all, its body referred to where it is (it must
     // stay there until flush_publishes returns); a publish that would wait for room is
-    // written with those kept, waiting. Any other write (an ack, a declare) must come
-    // after flush_publishes.
+    // written with those kept, waiting until `until` (flush_publishes). Any other write
+    // (an ack, a declare) must come after flush_publishes.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
-                 const BodyParts &body);
+                 const BodyParts &body, Clock::time_point until = no_limit);
     // A persistent text message that the broker drops once expiration has passed, written
     // now, not mandatory (a hold index entry: hold_index.hpp). Kept publishes go first.
     void publish_expiring(amqp_channel_t channel, const std::string &queue, std::string_view text,
                           std::chrono::milliseconds expiration);
-    // Writes the publishes kept so far, with one sendmsg where the socket takes them whole.
-    void flush_publishes();
+    // Writes the publishes kept so far, with one sendmsg where the socket takes them whole,
+    // waiting for room in a full socket until `until` (a caller holding the session: its
+    // call's deadline). False when the time was up first: the bytes left are kept (copied,
+    // their bodies may go), and output_left() holds until the I/O thread, which must
+    // write them before anything else goes on the socket, calls this without a limit.
+    bool flush_publishes(Clock::time_point until = no_limit);
+    bool output_left() const { return output_left_; }
     // With multiple, also every earlier unacknowledged delivery of the channel.
     void ack(amqp_channel_t channel, std::uint64_t delivery_tag, bool multiple = false);
     void reject(amqp_channel_t channel, std::uint64_t delivery_tag, bool requeue);
@@ -138,6 +146,7 @@ private:
     mutable int send_buffer_ = 0;       // SO_SNDBUF as last read (writes_at_once)
     bool frames_publishes_ = false;     // plain TCP: publish() frames into outgoing_
     OutgoingBytes outgoing_;            // publishes framed and not yet written
+    bool output_left_ = false;          // a flush's time was up with outgoing_ unsent
     // A lower bound of what the socket takes at once: measured, less every byte written
     // since (the peer's acks only add room, and the kernel never shrinks SO_SNDBUF by
     // itself), so that most writes need no SIOCOUTQ of their own. 0: not known.

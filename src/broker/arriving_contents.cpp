@@ -24,13 +24,14 @@ ConnectionLost broken_content(amqp_channel_t channel, const std::string &what) {
 }
 
 // The header's part of a delivery: what a consumer reads of its properties, and its body
-// sized. False when no memory is found for the body.
-bool read_header(const amqp_frame_t &frame, IncomingDelivery &delivery) {
+// sized when kept. False when no memory is found for the body.
+bool read_header(const amqp_frame_t &frame, IncomingDelivery &delivery, bool keeps_body) {
     const auto &properties =
         *static_cast<const amqp_basic_properties_t *>(frame.payload.properties.decoded);
     if (properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
         delivery.message_id.assign(static_cast<const char *>(properties.message_id.bytes),
                                    properties.message_id.len);
+    if (!keeps_body) return true;
     if (properties._flags & AMQP_BASIC_HEADERS_FLAG) {
         delivery.lost_runs = count_of(integer_field(properties.headers, lost_runs_header));
         delivery.returns = count_of(integer_field(properties.headers, delivery_count_header));
@@ -43,12 +44,20 @@ bool read_header(const amqp_frame_t &frame, IncomingDelivery &delivery) {
 
 }  // namespace
 
-void ArrivingContents::delivered(IncomingDelivery delivery) {
-    const amqp_channel_t channel = delivery.channel;
+void ArrivingContents::delivered(IncomingDelivery delivery) { arriving({std::move(delivery)}); }
+
+void ArrivingContents::returned(amqp_channel_t channel) {
+    IncomingDelivery returned;
+    returned.channel = channel;
+    arriving({std::move(returned), false});
+}
+
+void ArrivingContents::arriving(Arriving arriving) {
+    const amqp_channel_t channel = arriving.delivery.channel;
     if (std::any_of(arriving_.begin(), arriving_.end(),
                     [&](const Arriving &a) { return a.delivery.channel == channel; }))
-        throw broken_content(channel, "a basic.deliver came before the previous one's content");
-    arriving_.push_back({std::move(delivery)});
+        throw broken_content(channel, "a message came before the previous one's content");
+    arriving_.push_back(std::move(arriving));
 }
 
 std::optional<IncomingDelivery> ArrivingContents::content(const amqp_frame_t &frame) {
@@ -58,23 +67,25 @@ std::optional<IncomingDelivery> ArrivingContents::content(const amqp_frame_t &fr
     if (it == arriving_.end()) return std::nullopt;
     if (frame.frame_type == AMQP_FRAME_HEADER) {
         if (it->header_read) throw broken_content(frame.channel, "a second content header");
-        if (!read_header(frame, it->delivery))
+        if (!read_header(frame, it->delivery, it->keeps_body))
             throw broken_content(frame.channel,
                                  "no memory for a body of " +
                                      std::to_string(frame.payload.properties.body_size) + " bytes");
         it->header_read = true;
+        it->body_size = frame.payload.properties.body_size;
     } else {
         if (!it->header_read) throw broken_content(frame.channel, "a body before its header");
         const amqp_bytes_t &fragment = frame.payload.body_fragment;
-        MessageBody &body = it->delivery.body;
-        if (fragment.len > body.size() - it->body_read)
+        if (fragment.len > it->body_size - it->body_read)
             throw broken_content(frame.channel, "more body than the " +
-                                                    std::to_string(body.size()) +
+                                                    std::to_string(it->body_size) +
                                                     " bytes its header announced");
-        body.fill(it->body_read, static_cast<const char *>(fragment.bytes), fragment.len);
+        if (it->keeps_body)
+            it->delivery.body.fill(it->body_read, static_cast<const char *>(fragment.bytes),
+                                   fragment.len);
         it->body_read += fragment.len;
     }
-    if (it->body_read < it->delivery.body.size()) return std::nullopt;
+    if (it->body_read < it->body_size) return std::nullopt;
     IncomingDelivery complete = std::move(it->delivery);
     arriving_.erase(it);
     return complete;

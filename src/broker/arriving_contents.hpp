@@ -21,6 +21,9 @@ public:
     // A basic.deliver: its content follows on delivery.channel. Throws ConnectionLost
     // when a content is still arriving on that channel (the broker broke the protocol).
     void delivered(IncomingDelivery delivery);
+    // A basic.return on channel: its content follows, of which only the message id is
+    // kept (the body is counted, not copied). Throws as delivered() does.
+    void returned(amqp_channel_t channel);
     // A content header or body frame. The delivery once its body is complete (at the
     // header for an empty body); nothing before that, nor for a channel with no delivery
     // arriving. The header's message id and count headers are copied out of it: the
@@ -36,9 +39,12 @@ public:
 private:
     struct Arriving {
         IncomingDelivery delivery;
+        bool keeps_body = true;  // false: a returned message's
         bool header_read = false;
+        std::size_t body_size = 0;  // as the header announced
         std::size_t body_read = 0;
     };
+    void arriving(Arriving arriving);
     // One per consuming channel at most, and rarely more than one: a vector.
     std::vector<Arriving> arriving_;
 };

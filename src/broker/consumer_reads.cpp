@@ -46,7 +46,7 @@ bool RabbitConnection::read_deliveries_while_io_sleeps(DeliveryQueue &sink,
     }
     // What this one read may leave another without a delivery: give_session_back nudges it.
     give_session_back(std::move(failure), lend,
-                      [&]() QY_REQUIRES(mutex_) { ++counters_.read_by_consumer; });
+                      [&]() QY_REQUIRES(lending_.mutex()) { ++counters_.read_by_consumer; });
     return true;
 }
 
@@ -83,11 +83,6 @@ bool RabbitConnection::socket_owes_only_deliveries() const {
         return subscription->channel_open && !subscription->cancelled_by_broker &&
                !subscription->deliveries->shared();
     });
-}
-
-bool RabbitConnection::consumer_reads() const {
-    MutexLock lock(mutex_);
-    return session_lent_ && lent_as_ == Lend::to_consume;
 }
 
 }  // namespace queuey

@@ -1,13 +1,16 @@
 // The bytes of the publishes kept to be written together (AmqpSession::flush_publishes):
 // their frames' own bytes, and between them the bodies, referred to where they lie. A
 // body then goes from the batch to the socket with no copy of its own on the way (the
-// kernel's copy is the only one); it must stay where it is until the bytes are sent or
-// cleared (write_publishes flushes before it returns, and the batch outlives that).
+// kernel's copy is the only one); it must stay where it is until the bytes are sent,
+// cleared, or copied by keep_from (write_publishes flushes before it returns, and the
+// batch outlives that; a caller whose deadline passed first leaves a copy of what is
+// left to the I/O thread).
 #pragma once
 
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -30,7 +33,23 @@ public:
     // takes) and returns what sendmsg returned.
     ssize_t send(int fd, std::size_t from, int flags);
 
+    enum class Sent { all, all_after_waiting, left, failed };
+    // Sends every byte on the non-blocking socket fd, waiting in poll for room until
+    // `until`. all: cleared (keeping capacity up to keep_at_most); all_after_waiting: the
+    // same, but the socket was full on the way. left: the time was up first; the bytes not
+    // sent are kept, copied (keep_from). failed: errno says why (0: the socket took
+    // nothing); cleared.
+    Sent send_all(int fd, std::chrono::steady_clock::time_point until, std::size_t keep_at_most);
+    // Keeps only the bytes from offset `from` on, as bytes of its own: the referred ones
+    // may go away from here on.
+    void keep_from(std::size_t from);
+
 private:
+    // Calls add(data, length) for each piece in order, own bytes and referred ones, until
+    // it returns false.
+    template <typename Add>
+    void for_each_piece(Add add) const;
+
     struct Referred {
         std::size_t at;  // goes before own_[at]
         std::string_view bytes;

@@ -26,23 +26,6 @@ constexpr int frames_per_turn = 256;
 // many body bytes the frames (already copied out) are released mid-turn, so that big
 // bodies' frames reuse memory still in the cache instead of megabytes of cold memory.
 constexpr std::size_t pooled_body_most = 256 * 1024;
-// After a caller wrote its own publish, the I/O thread leaves the socket to callers for
-// this long while nothing is owed on it (docs/broker.md, a caller's own confirm); it
-// sleeps on while callers keep publishing, and wakes at its end to look again.
-constexpr std::chrono::milliseconds callers_window{100};
-// After a call came while a caller read its confirms (calls overlap), the I/O thread
-// keeps the socket for this long: a reader interrupted by every post would wake with the
-// I/O thread, and then wait for it all the same.
-constexpr std::chrono::milliseconds overlap_window{1000};
-// Settles closer together than this are left to the I/O thread, which coalesces those of
-// one turn: about the time it takes to wake.
-constexpr std::chrono::microseconds settles_coalesce_within{100};
-// The I/O thread leaves the socket of a connection that owes only deliveries to its
-// consumers and looks again this often, unless one of them reads (docs/broker.md, a
-// consumer's own deliveries): a broker's notice (a cancel, a close) waits no longer
-// than that while the consumers are busy with their jobs.
-constexpr std::chrono::milliseconds consumers_read_at_most{20};
-
 std::string text_of(amqp_bytes_t bytes) {
     return {static_cast<const char *>(bytes.bytes), bytes.len};
 }
@@ -83,7 +66,7 @@ void RabbitConnection::close() {
 void RabbitConnection::post(Command command) {
     bool wake;
     {
-        MutexLock lock(mutex_);
+        MutexLock lock(lending_.mutex());
         if (failed_) {
             const Error failure = *failed_;
             lock.unlock();
@@ -91,12 +74,7 @@ void RabbitConnection::post(Command command) {
             return;
         }
         commands_.push_back(std::move(command));
-        // Not the reader's own post (a held batch after its hold's declare-ok).
-        if (lent_as_ == Lend::to_read && lent_to_ != std::this_thread::get_id())
-            callers_overlap_until_ = Clock::now() + overlap_window;
-        // Only a sleeping I/O thread needs the eventfd; a busy one takes the command on
-        // its next turn. The first poster clears the flag: one write per sleep.
-        wake = std::exchange(io_waiting_, false);
+        wake = lending_.posted();
     }
     if (wake) wake_io_thread();
 }
@@ -247,8 +225,11 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
     // that gave up before then reported them unsent, and they never go.
     if (!batch.claim.start()) return;
     const std::shared_ptr<PublishWaiter> waiter = PublishBatch::waiter_of(shared);
+    // A caller holding the session waits for room in the socket until its deadline at
+    // most; what is left then goes with the I/O thread (AmqpSession::flush_publishes).
+    const Clock::time_point waits_until = lent_ ? batch.deadline : AmqpSession::no_limit;
     for (std::size_t i = 0; i < batch.messages.size(); ++i) {
-        if (Clock::now() > batch.deadline) {
+        if (session_->output_left() || Clock::now() > batch.deadline) {
             batch.waiter.complete(i, {QY_ERR_NOT_SENT,
                                       "not sent: the publish timeout passed before it "
                                       "could be written (the job is not in the queue)"});
@@ -262,7 +243,7 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
         }
         try {
             session_->publish(publish_channel, message.queue, message.properties,
-                              message.body_parts());
+                              message.body_parts(), waits_until);
         } catch (const Error &error) {
             batch.fail_from(i, error);  // maybe partly written: its outcome is unknown
             batch.unsent_from(i + 1, error);
@@ -271,32 +252,19 @@ void RabbitConnection::write_publishes(const std::shared_ptr<PublishBatch> &shar
         tracker_.published(message.properties.message_id, waiter, i, message.queue,
                            message.body_size());
     }
-    session_->flush_publishes();  // a failure here is a lost connection: the tracker fails them
+    // A failure here is a lost connection: the tracker fails them.
+    session_->flush_publishes(waits_until);
 }
 
 bool RabbitConnection::borrow_session(Borrower borrower, Lend &lend) {
-    MutexLock lock(mutex_);
+    MutexLock lock(lending_.mutex());
     // With anything queued the I/O thread goes first: earlier calls' publishes and
-    // settles keep their order. A failure not yet taken back means a broken session.
-    if (!io_waiting_ || session_lent_ || lent_failure_ || !commands_.empty() || failed_ ||
-        blocked_ || closing_)
-        return false;
-    // A consumer reads only a socket left to consumers. A settle that others follow
-    // closely is left to a turn of the I/O thread, which coalesces them; but one that
-    // sleeps leaving the socket to consumers has no turn soon.
-    if ((borrower == Borrower::consumer || borrower == Borrower::settle_in_a_run) &&
-        !io_leaves_socket_to_consumers_)
-        return false;
-    session_lent_ = true;
-    lent_to_ = std::this_thread::get_id();
-    if (borrower == Borrower::consumer)
-        lent_as_ = Lend::to_consume;
-    else if (borrower == Borrower::publish && !io_watches_socket_)
-        lent_as_ = Lend::to_read;
-    else
-        lent_as_ = Lend::to_write;
-    lend = lent_as_;
+    // settles keep their order.
+    if (!commands_.empty() || failed_ || blocked_ || closing_) return false;
+    lend = lending_.lend(borrower);
+    if (lend == Lend::refused) return false;
     session_hold_.take();
+    lent_ = true;
     return true;
 }
 
@@ -316,7 +284,8 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
         }
         // The I/O thread may wait on the broker (a full socket, a broker gone silent)
         // while its caller returns at the deadline; a caller writing itself could not.
-        written = !blocked_ && session_->writes_at_once(bytes_to_write(*batch));
+        written = !blocked_ && channels_to_reopen_.empty() &&
+                  session_->writes_at_once(bytes_to_write(*batch));
         if (written) run_publish(batch);  // as the I/O thread runs it
         if (written && reads_confirms)
             read_while_lent(batch->deadline, [&] { return batch->waiter.finished(); });
@@ -324,11 +293,11 @@ bool RabbitConnection::publish_while_io_sleeps(const std::shared_ptr<PublishBatc
         failure = std::current_exception();
     }
     const bool confirmed = written && reads_confirms && batch->waiter.finished();
-    give_session_back(std::move(failure), lend, [&]() QY_REQUIRES(mutex_) {
+    give_session_back(std::move(failure), lend, [&]() QY_REQUIRES(lending_.mutex()) {
         if (!written) return;
         ++counters_.written_by_caller;
         if (confirmed) ++counters_.confirmed_by_caller;
-        callers_publish_until_ = Clock::now() + callers_window;
+        lending_.callers_published(Clock::now());
     });
     return written;
 }
@@ -352,7 +321,7 @@ bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle, bool 
     } catch (...) {
         failure = std::current_exception();
     }
-    give_session_back(std::move(failure), lend, [&]() QY_REQUIRES(mutex_) {
+    give_session_back(std::move(failure), lend, [&]() QY_REQUIRES(lending_.mutex()) {
         if (written) ++counters_.settled_by_caller;
     });
     return written;
@@ -361,7 +330,8 @@ bool RabbitConnection::settle_while_io_sleeps(const SettleCommand &settle, bool 
 void RabbitConnection::read_while_lent(Clock::time_point deadline,
                                        const std::function<bool()> &done) {
     const int longest_ms = longest_sleep_ms();  // heartbeats are sent between polls
-    while (!done()) {
+    // Output left unsent or a channel to reopen: the I/O thread's to finish.
+    while (!done() && !session_->output_left() && channels_to_reopen_.empty()) {
         if (!session_->has_buffered_input()) {
             const auto left =
                 std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -456,7 +426,7 @@ void RabbitConnection::cancel(const std::shared_ptr<Subscription> &subscription)
 }
 
 void RabbitConnection::count_stale_settle() {
-    MutexLock lock(mutex_);
+    MutexLock lock(lending_.mutex());
     ++counters_.stale_settles;
 }
 
@@ -467,7 +437,7 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
         return false;
     }
     {
-        MutexLock lock(mutex_);
+        MutexLock lock(lending_.mutex());
         if (failed_) throw *failed_;  // closed, or gave up reconnecting: nothing can be sent
     }
     SettleCommand command{subscription, delivery.delivery_tag, delivery.generation, settlement};
@@ -478,7 +448,7 @@ bool RabbitConnection::settle(const std::shared_ptr<Subscription> &subscription,
     // in a run that its caller settles on the lend leaves its ack to the run's last.
     const auto now = Clock::now().time_since_epoch().count();
     const auto since = now - subscription->last_settled_at.exchange(now);
-    const bool alone = since > Clock::duration(settles_coalesce_within).count() ||
+    const bool alone = since > Clock::duration(SessionLending::settles_coalesce_within).count() ||
                        subscription->deliveries->empty();
     if (!settle_while_io_sleeps(command, alone)) post(std::move(command));
     return true;
@@ -605,7 +575,7 @@ void RabbitConnection::flush_acks(Clock::time_point deadline) {
 }
 
 ConnectionCounters RabbitConnection::counters() const {
-    MutexLock lock(mutex_);
+    MutexLock lock(lending_.mutex());
     return counters_;
 }
 
@@ -621,6 +591,7 @@ void RabbitConnection::run() {
         }
         try {
             try {
+                finish_what_callers_left();
                 run_commands();
                 resubscribe_due();
                 read_frames();
@@ -637,7 +608,7 @@ void RabbitConnection::run() {
     if (session_) send_settles_before_close();
     bool already_failed;
     {
-        MutexLock lock(mutex_);
+        MutexLock lock(lending_.mutex());
         already_failed = failed_.has_value();
     }
     if (!already_failed) fail_everything(Error(QY_ERR_CLOSED, "", "the connection was closed"));
@@ -653,7 +624,7 @@ void RabbitConnection::send_settles_before_close() {
     // now; fail_everything reports them unsent.
     std::vector<Command> settles;
     {
-        MutexLock lock(mutex_);
+        MutexLock lock(lending_.mutex());
         for (Command &command : commands_)
             if (std::holds_alternative<SettleCommand>(command)) settles.push_back(std::move(command));
         std::erase_if(commands_, [](const Command &command) {
@@ -671,7 +642,7 @@ void RabbitConnection::send_settles_before_close() {
 void RabbitConnection::run_commands() {
     if (blocked_) return;  // the broker stopped reading; publishes wait within their deadline
     {
-        MutexLock lock(mutex_);
+        MutexLock lock(lending_.mutex());
         running_.swap(commands_);  // both keep their capacity: no allocation per turn
     }
     for (auto it = running_.begin(); it != running_.end(); ++it) {
@@ -679,7 +650,7 @@ void RabbitConnection::run_commands() {
             run_command(*it);
         } catch (...) {
             // The rest run after the reconnect, ahead of anything posted since.
-            MutexLock lock(mutex_);
+            MutexLock lock(lending_.mutex());
             commands_.insert(commands_.begin(), std::make_move_iterator(std::next(it)),
                              std::make_move_iterator(running_.end()));
             running_.clear();
@@ -759,7 +730,12 @@ void RabbitConnection::wake_handed() {
 
 void RabbitConnection::dispatch(const amqp_frame_t &frame) {
     if (frame.frame_type == AMQP_FRAME_HEADER || frame.frame_type == AMQP_FRAME_BODY) {
-        if (auto delivery = arriving_.content(frame)) hand_over(std::move(*delivery));
+        if (auto content = arriving_.content(frame)) {
+            if (content->channel < first_consumer_channel)
+                on_returned(content->message_id);
+            else
+                hand_over(std::move(*content));
+        }
         return;
     }
     if (frame.frame_type != AMQP_FRAME_METHOD) return;
@@ -777,18 +753,13 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
             return;
         }
         case AMQP_BASIC_RETURN_METHOD: {
+            // Its content is read frame by frame, as a delivery's: a caller reading its
+            // confirms never waits in the middle of a message (on_returned).
             const auto *returned = static_cast<amqp_basic_return_t *>(decoded);
-            const std::uint16_t code = returned->reply_code;
-            const std::string text = text_of(returned->reply_text);
-            amqp_message_t message = session_->read_content(channel);
-            std::string message_id;
-            if (message.properties._flags & AMQP_BASIC_MESSAGE_ID_FLAG)
-                message_id = text_of(message.properties.message_id);
-            amqp_destroy_message(&message);
-            if (channel != publish_channel) return;
-            const std::string queue = text_of(returned->routing_key);
-            hold_leases_.forget(queue);  // a hold queue deleted by hand: declared next time
-            tracker_.returned(message_id, code, text, queue);
+            arriving_.returned(channel);
+            if (channel == publish_channel)
+                returning_ = Returning{returned->reply_code, text_of(returned->reply_text),
+                                       text_of(returned->routing_key)};
             return;
         }
         case AMQP_QUEUE_DECLARE_OK_METHOD:
@@ -850,6 +821,13 @@ void RabbitConnection::dispatch(const amqp_frame_t &frame) {
     }
 }
 
+void RabbitConnection::on_returned(const std::string &message_id) {
+    if (!returning_) return;  // not the publishing channel's
+    const Returning returned = std::move(*std::exchange(returning_, std::nullopt));
+    hold_leases_.forget(returned.queue);  // a hold queue deleted by hand: declared next time
+    tracker_.returned(message_id, returned.code, returned.text, returned.queue);
+}
+
 void RabbitConnection::hand_over(IncomingDelivery delivery) {
     for (const auto &subscription : subscriptions_) {
         if (subscription->channel != delivery.channel || !subscription->channel_open) continue;
@@ -868,57 +846,41 @@ void RabbitConnection::hand_over(IncomingDelivery delivery) {
 
 void RabbitConnection::wait_for_input() {
     if (session_->has_buffered_input()) return;
-    // All read before io_waiting_ is set: from then on a caller may run on the session
-    // and the I/O thread's state, until take_session_back().
-    int sleep_ms = ms_until_resubscribe(longest_sleep_ms());
-    const auto wake_by = Clock::now() + std::chrono::milliseconds(sleep_ms);
-    const bool owes_nothing = socket_owes_nothing();
-    const bool owes_only_deliveries = socket_owes_only_deliveries();
+    // All read before the session is lendable: from then on a caller may run on the
+    // session and the I/O thread's state, until take_session_back().
+    const int longest_ms = ms_until_resubscribe(longest_sleep_ms());
+    const auto wake_by = Clock::now() + std::chrono::milliseconds(longest_ms);
+    SessionLending::Owed owed{false, blocked_, socket_owes_nothing(),
+                              socket_owes_only_deliveries()};
     // The consumers that may want a nudge, noted while this thread holds subscriptions_:
-    // once io_waiting_ is set, a consumer that borrows the session may erase from it (a
+    // once lendable, a consumer that borrows the session may erase from it (a
     // channel.close it reads).
-    if (owes_only_deliveries) note_consumers_to_nudge();
+    if (owed.only_deliveries) note_consumers_to_nudge();
     // The eventfd first: a sleep that leaves the socket to callers polls fds[0] alone.
     pollfd fds[2] = {{wakeup_fd_, POLLIN, 0}, {session_->socket_fd(), POLLIN, 0}};
-    bool idle, watches_socket, leaves_to_consumers, leaves_to_callers;
+    SessionLending::Sleep sleep;
     {
-        MutexLock lock(mutex_);
-        idle = commands_.empty() || blocked_;
-        const auto now = Clock::now();
-        // Callers publishing one after another read their own confirms: only one thread
-        // wakes per confirm. Consumers that wait for none read their own deliveries when
-        // they want more: no thread wakes for the deliveries of busy consumers. A broker
-        // that blocked publishing is watched for its unblock.
-        const bool left_to_callers =
-            owes_nothing && now < callers_publish_until_ && now >= callers_overlap_until_;
-        const bool left_to_consumers = owes_only_deliveries;
-        watches_socket = !idle || blocked_ || !(left_to_callers || left_to_consumers);
-        if (!watches_socket) {
-            const auto until =
-                left_to_callers ? callers_publish_until_ : now + consumers_read_at_most;
-            sleep_ms = std::min<int>(
-                sleep_ms, std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
-        }
-        io_waiting_ = idle;
-        io_watches_socket_ = watches_socket;
-        leaves_to_consumers = !watches_socket && left_to_consumers;
-        leaves_to_callers = !watches_socket && left_to_callers;
-        io_leaves_socket_to_consumers_ = leaves_to_consumers;
+        MutexLock lock(lending_.mutex());
+        owed.idle = commands_.empty() || blocked_;
+        sleep = lending_.fall_asleep(owed, longest_ms, Clock::now());
     }
+    const bool idle = owed.idle;
+    const bool watches_socket = sleep.socket == SessionLending::Socket::watched;
     // Lent, when idle, until take_session_back(); not touched here either way.
     session_hold_.give();
     // A consumer that waits, refused while this thread was up, reads now.
-    if (leaves_to_consumers)
+    if (sleep.socket == SessionLending::Socket::left_to_consumers)
         if (const auto waiting = noted_consumer_waiting()) waiting->nudge();
     nudge_candidates_.clear();
     // With commands queued, only look whether the socket has input. A consumer reading
     // the socket left to it sees what comes there, a close too: it keeps the session.
     // A sleep that timed out goes on while a consumer reads the socket left to it, or while
     // callers kept publishing (for as long as callers_keep_ms says).
+    int sleep_ms = sleep.sleep_ms;
     const auto sleeps_on = [&] {
-        if (consumer_reads()) return true;
-        if (!leaves_to_callers) return false;
-        sleep_ms = callers_keep_ms(wake_by);
+        if (lending_.consumer_reads()) return true;
+        if (sleep.socket != SessionLending::Socket::left_to_callers) return false;
+        sleep_ms = lending_.callers_keep_ms(wake_by, Clock::now());
         return sleep_ms > 0;
     };
     int ready;
@@ -942,30 +904,17 @@ void RabbitConnection::wait_for_input() {
     if (failed_under_caller) std::rethrow_exception(failed_under_caller);
 }
 
-int RabbitConnection::callers_keep_ms(Clock::time_point wake_by) const {
-    // Nothing new is owed meanwhile: a caller's give-back wakes this thread for anything
-    // owed, and a post wakes it for its command.
-    MutexLock lock(mutex_);
-    const auto until = std::min(callers_publish_until_, wake_by);
-    const auto now = Clock::now();
-    if (now >= until || now < callers_overlap_until_) return 0;
-    return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
-}
-
 std::exception_ptr RabbitConnection::take_session_back() {
-    MutexLock lock(mutex_);
-    io_waiting_ = false;  // from here on no caller borrows the session
-    io_watches_socket_ = true;
-    io_leaves_socket_to_consumers_ = false;
-    // A caller reading its confirms or deliveries polls the eventfd too: this makes it
-    // hand the session back now (the count wakes the next poll, which reads it).
-    if (session_lent_ && (lent_as_ == Lend::to_read || lent_as_ == Lend::to_consume)) {
-        wake_io_thread();
-        if (lent_as_ == Lend::to_read) ++counters_.readers_interrupted;
-    }
-    while (session_lent_) session_returned_.wait(lock.for_wait());
+    MutexLock lock(lending_.mutex());
+    // From here on no caller borrows the session. A caller reading its confirms or
+    // deliveries polls the eventfd too: this makes it hand the session back now (the
+    // count wakes the next poll, which reads it).
+    const Lend lent = lending_.recall();
+    if (lent == Lend::to_read || lent == Lend::to_consume) wake_io_thread();
+    if (lent == Lend::to_read) ++counters_.readers_interrupted;
+    std::exception_ptr failure = lending_.wait_given_back(lock);
     session_hold_.take();
-    return std::exchange(lent_failure_, nullptr);
+    return failure;
 }
 
 void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status status,
@@ -990,15 +939,13 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
                                   text + "); the job may or may not have been accepted");
         }
         tracker_.reset();
-        session_->open_channel(publish_channel);
-        session_->confirm_select(publish_channel);
-        return;
+        returning_.reset();
+        return reopen_or_leave(publish_channel);
     }
     if (channel == declare_channel) {
         const std::vector<QueueSpec> again = declares_.refused(status, text);
-        session_->open_channel(declare_channel);
-        for (const QueueSpec &spec : again) session_->send_declare(declare_channel, spec);
-        return;
+        declares_again_.insert(declares_again_.end(), again.begin(), again.end());
+        return reopen_or_leave(declare_channel);
     }
     for (const auto &borrowed : borrowed_)
         if (borrowed->channel == channel) borrowed->open = false;  // what it held went back
@@ -1019,6 +966,49 @@ void RabbitConnection::on_channel_closed(amqp_channel_t channel, qy_status statu
         if (!subscription->resubscribe.pending()) std::erase(subscriptions_, subscription);
         return;
     }
+    subscription->channel_open = false;  // until reopened
+    reopen_or_leave(channel);
+}
+
+void RabbitConnection::reopen_or_leave(amqp_channel_t channel) {
+    // A caller holding the session makes no round trip to the broker (docs/broker.md, what
+    // a caller may wait for): the I/O thread reopens the channel, first thing once the
+    // caller gives the session back (lent to no one before that).
+    if (!lent_) return reopen(channel);
+    channels_to_reopen_.push_back(channel);
+    MutexLock lock(lending_.mutex());
+    ++counters_.reopened_after_a_lend;
+}
+
+void RabbitConnection::finish_what_callers_left() {
+    // Bytes a caller left unsent go before anything else is written (AmqpSession).
+    if (session_->output_left()) session_->flush_publishes();
+    while (!channels_to_reopen_.empty()) {
+        const amqp_channel_t channel = channels_to_reopen_.front();
+        channels_to_reopen_.erase(channels_to_reopen_.begin());  // kept if the next one fails
+        reopen(channel);
+    }
+}
+
+void RabbitConnection::reopen(amqp_channel_t channel) {
+    if (channel == publish_channel) {
+        session_->open_channel(publish_channel);
+        session_->confirm_select(publish_channel);
+        return;
+    }
+    if (channel == declare_channel) {
+        session_->open_channel(declare_channel);
+        for (const QueueSpec &spec : std::exchange(declares_again_, {}))
+            session_->send_declare(declare_channel, spec);
+        return;
+    }
+    const auto found =
+        std::find_if(subscriptions_.begin(), subscriptions_.end(), [&](const auto &s) {
+            return s->channel == channel && !s->channel_open && !s->cancelled_by_broker &&
+                   !s->stopped;
+        });
+    if (found == subscriptions_.end()) return;                  // cancelled or stopped meanwhile
+    const std::shared_ptr<Subscription> subscription = *found;  // a copy: it may be erased
     try {
         open_subscription(*subscription);
     } catch (const ChannelClosed &error) {
@@ -1046,6 +1036,10 @@ void RabbitConnection::on_connection_lost(const Error &error) {
               "the connection was lost before the broker answered (" + last_error_ + ")"));
     for (const auto &borrowed : borrowed_) borrowed->open = false;
     borrowed_.clear();
+    // restore() opens every channel anew, and sends again what is declared for good.
+    channels_to_reopen_.clear();
+    declares_again_.clear();
+    returning_.reset();
     // Deliveries not yet taken become stale: the consumer discards them (the broker
     // redelivers them) and settles of taken ones are refused.
     for (const auto &subscription : subscriptions_) {
@@ -1081,7 +1075,7 @@ bool RabbitConnection::reconnect() {
             connect();
             restore();
             {
-                MutexLock lock(mutex_);
+                MutexLock lock(lending_.mutex());
                 ++counters_.reconnects;
             }
             options_.logger.info("reconnected to the broker after " + std::to_string(attempt) +
@@ -1286,7 +1280,7 @@ void RabbitConnection::start_consumer(Subscription &subscription) {
 void RabbitConnection::fail_everything(const Error &error) {
     std::vector<Command> abandoned;
     {
-        MutexLock lock(mutex_);
+        MutexLock lock(lending_.mutex());
         failed_.emplace(error);
         abandoned.swap(commands_);
     }

@@ -34,6 +34,7 @@
 #include "remembered_queues.hpp"
 #include "resubscribe_schedule.hpp"
 #include "session_hold.hpp"
+#include "session_lending.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -67,9 +68,10 @@ struct ConnectionOptions {
 
 // Who may touch what (issue 42). "The session's holder": the I/O thread, or the caller it
 // lent the session to (borrow_session, to publish, settle or read deliveries); a lend
-// starts and ends under mutex_, which orders the two's accesses. "I/O thread only": never
-// a borrower. RabbitConnection's own fields say so as QY_GUARDED_BY(session_hold_),
-// QY_GUARDED_BY(io_thread_role_) or QY_GUARDED_BY(mutex_), which clang checks
+// starts and ends under the hand-over's mutex (session_lending.hpp), which orders the two's
+// accesses. "I/O thread only": never a borrower. RabbitConnection's own fields say so as
+// QY_GUARDED_BY(session_hold_), QY_GUARDED_BY(io_thread_role_) or
+// QY_GUARDED_BY(lending_.mutex()), which clang checks
 // (session_hold.hpp, mutex.hpp); the fields below say it in words.
 
 // A consumer's channel. Shared by the I/O thread and the consuming thread.
@@ -137,6 +139,10 @@ struct ConnectionCounters {
     // Lends of the session to a consumer that found its deliveries taken, to read the
     // socket (docs/broker.md, a consumer's own deliveries).
     std::uint64_t read_by_consumer = 0;
+    // Channels the broker closed while a caller held the session (it read the close),
+    // reopened by the I/O thread once the session was back (docs/broker.md, what a caller
+    // may wait for).
+    std::uint64_t reopened_after_a_lend = 0;
 
     // A client's total over its connections.
     ConnectionCounters &operator+=(const ConnectionCounters &other) {
@@ -147,6 +153,7 @@ struct ConnectionCounters {
         readers_interrupted += other.readers_interrupted;
         settled_by_caller += other.settled_by_caller;
         read_by_consumer += other.read_by_consumer;
+        reopened_after_a_lend += other.reopened_after_a_lend;
         return *this;
     }
 };
@@ -283,13 +290,9 @@ private:
     void send_settles_before_close() QY_REQUIRES(io_thread_role_, session_hold_);
     // Writes the batch's publishes, unless its caller gave up on them first.
     void write_publishes(const std::shared_ptr<PublishBatch> &batch) QY_REQUIRES(session_hold_);
-    // The session, lent to a caller while the I/O thread sleeps in poll with nothing
-    // queued: to write on, and to read too when the I/O thread left the socket to callers.
-    enum class Lend { refused, to_write, to_read, to_consume };
-    // A publish reads too when the socket is left to callers, a consumer reads only a
-    // socket left to consumers; a settle only writes, and one that others follow closely
-    // only while the socket is left to consumers.
-    enum class Borrower { publish, consumer, settle_alone, settle_in_a_run };
+    // How a caller holds the session it borrowed, and who asks (session_lending.hpp).
+    using Lend = SessionLending::Lend;
+    using Borrower = SessionLending::Borrower;
     // True, with how in lend, when the caller now holds the session.
     bool borrow_session(Borrower borrower, Lend &lend) QY_TRY_ACQUIRE(true, session_hold_);
     // Ends a lend: failure goes to the I/O thread (rethrown there), under_lock() runs
@@ -333,14 +336,8 @@ private:
     // Nothing is owed on the socket but deliveries (and heartbeats, the broker's notices):
     // consumers consuming, no confirm, declare-ok or borrowed channel's answer outstanding.
     bool socket_owes_only_deliveries() const QY_REQUIRES(session_hold_);
-    // A consumer holds the session, reading its deliveries.
-    bool consumer_reads() const;
     // About how many bytes writing the batch takes.
     static std::size_t bytes_to_write(const PublishBatch &batch);
-    // The I/O thread, asleep leaving the socket to callers, at the end of their window: how
-    // much longer (ms) to sleep, as callers published since, but not past wake_by (its
-    // other duties); 0: wake.
-    int callers_keep_ms(Clock::time_point wake_by) const;
     // The I/O thread, back from poll: takes the session back from a caller writing on it,
     // and returns what failed under that caller (rethrown on the I/O thread).
     std::exception_ptr take_session_back() QY_REQUIRES(io_thread_role_) QY_ACQUIRE(session_hold_);
@@ -367,6 +364,15 @@ private:
     void wait_for_input() QY_REQUIRES(io_thread_role_, session_hold_);
     void on_channel_closed(amqp_channel_t channel, qy_status status, const std::string &text)
         QY_REQUIRES(session_hold_);
+    // Reopens a channel the broker closed (round trips): now on the I/O thread, later on
+    // a lend (channels_to_reopen_).
+    void reopen_or_leave(amqp_channel_t channel) QY_REQUIRES(session_hold_);
+    void reopen(amqp_channel_t channel) QY_REQUIRES(session_hold_);
+    // At the start of the I/O thread's turn: writes what a caller left unsent and reopens
+    // the channels it left closed.
+    void finish_what_callers_left() QY_REQUIRES(io_thread_role_, session_hold_);
+    // A returned message's content is in: its publish's outcome (returning_).
+    void on_returned(const std::string &message_id) QY_REQUIRES(session_hold_);
     void on_connection_lost(const Error &error) QY_REQUIRES(io_thread_role_, session_hold_);
     bool reconnect() QY_REQUIRES(io_thread_role_, session_hold_);
     // Connects to the first URL that answers and opens the fixed channels.
@@ -415,6 +421,19 @@ private:
     std::unique_ptr<AmqpSession> session_ QY_GUARDED_BY(session_hold_);
     ConfirmTracker tracker_ QY_GUARDED_BY(session_hold_);
     ArrivingContents arriving_ QY_GUARDED_BY(session_hold_);  // the reader's
+    // A basic.return on the publishing channel whose content is still arriving.
+    struct Returning {
+        std::uint16_t code = 0;
+        std::string text;
+        std::string queue;
+    };
+    std::optional<Returning> returning_ QY_GUARDED_BY(session_hold_);
+    // A caller holds the session (borrow_session to give_session_back).
+    bool lent_ QY_GUARDED_BY(session_hold_) = false;
+    // Channels the broker closed under a caller, reopened by the I/O thread, and the
+    // declares to send again on the declarations channel once it is open.
+    std::vector<amqp_channel_t> channels_to_reopen_ QY_GUARDED_BY(session_hold_);
+    std::vector<QueueSpec> declares_again_ QY_GUARDED_BY(session_hold_);
     HoldLeases hold_leases_;
     HoldIndexEntries hold_index_entries_ QY_GUARDED_BY(session_hold_);
     std::vector<std::shared_ptr<DeliveryQueue>> nudge_candidates_ QY_GUARDED_BY(io_thread_role_);
@@ -437,32 +456,13 @@ private:
     // The last poll saw input on the socket, or did not look: read_frames() may read it.
     bool socket_readable_ QY_GUARDED_BY(session_hold_) = true;
 
-    mutable Mutex mutex_;  // guards the fields below
-    std::vector<Command> commands_ QY_GUARDED_BY(mutex_);
-    std::optional<Error> failed_
-        QY_GUARDED_BY(mutex_);  // set when closed or when reconnecting gave up
-    bool io_waiting_ QY_GUARDED_BY(mutex_) =
-        false;  // the I/O thread sleeps in poll: post() must wake it
-    // A caller writes its publishes on the session while the I/O thread sleeps; the I/O
-    // thread waits for session_returned_ before it touches the session again.
-    bool session_lent_ QY_GUARDED_BY(mutex_) = false;
-    Lend lent_as_ QY_GUARDED_BY(mutex_) =
-        Lend::refused;  // to_read, to_consume: reads the socket and the eventfd
-    std::thread::id lent_to_ QY_GUARDED_BY(mutex_);  // that caller's thread
-    std::exception_ptr lent_failure_
-        QY_GUARDED_BY(mutex_);  // the connection failed under that caller
-    // The sleeping I/O thread polls the socket; false: only the eventfd, the socket is
-    // left to callers, who read their own confirms.
-    bool io_watches_socket_ QY_GUARDED_BY(mutex_) = true;
-    // That sleep leaves the socket to consumers: one that finds its deliveries taken reads.
-    bool io_leaves_socket_to_consumers_ QY_GUARDED_BY(mutex_) = false;
-    // Callers wrote their own publishes lately: while nothing is owed on the socket, the
-    // I/O thread leaves it to them until then.
-    Clock::time_point callers_publish_until_ QY_GUARDED_BY(mutex_){};
-    // Calls overlapped (one came while a caller read): the I/O thread keeps the socket.
-    Clock::time_point callers_overlap_until_ QY_GUARDED_BY(mutex_){};
-    std::condition_variable session_returned_;
-    ConnectionCounters counters_ QY_GUARDED_BY(mutex_);
+    // Who holds the session, and whom the I/O thread lends it to; its mutex guards the
+    // fields below, on which a lend depends.
+    SessionLending lending_;
+    std::vector<Command> commands_ QY_GUARDED_BY(lending_.mutex());
+    // Set when closed or when reconnecting gave up.
+    std::optional<Error> failed_ QY_GUARDED_BY(lending_.mutex());
+    ConnectionCounters counters_ QY_GUARDED_BY(lending_.mutex());
 
     int wakeup_fd_ = -1;  // eventfd: commands posted or close requested
     std::atomic<bool> closing_{false};
@@ -478,22 +478,23 @@ void RabbitConnection::give_session_back(std::exception_ptr failure, Lend lend,
     // frames it buffered then wake no poll, so the I/O thread is woken for them. An I/O
     // thread that left the socket is woken for whatever is still owed on it, or to read
     // for consumers that no longer read themselves (a queue that became shared).
-    const bool wake = failure || session_->has_buffered_input() ||
-                      (lend == Lend::to_read && !socket_owes_nothing()) ||
-                      (lend == Lend::to_consume && !socket_owes_only_deliveries());
+    using Needs = SessionLending::Needs;
+    Needs needs = Needs::nothing;
+    if (session_->output_left() || !channels_to_reopen_.empty())
+        needs = Needs::the_session;
+    else if (session_->has_buffered_input() || (lend == Lend::to_read && !socket_owes_nothing()) ||
+             (lend == Lend::to_consume && !socket_owes_only_deliveries()))
+        needs = Needs::a_look;
     // Found while the lend still holds the I/O thread's state; nudged once it is free.
     const std::shared_ptr<DeliveryQueue> waiting = consumer_left_waiting();
+    bool wake;
     {
-        MutexLock lock(mutex_);
-        session_lent_ = false;
+        MutexLock lock(lending_.mutex());
+        lent_ = false;
         session_hold_.give();
-        lent_as_ = Lend::refused;
-        // Moved, not copied: the I/O thread then holds its only reference (a copy released
-        // here later would be a race ThreadSanitizer cannot see through libstdc++).
-        lent_failure_ = std::move(failure);
+        wake = lending_.give_back(std::move(failure), needs);
         under_lock();
     }
-    session_returned_.notify_one();
     if (wake) wake_io_thread();
     if (waiting) waiting->nudge();
 }

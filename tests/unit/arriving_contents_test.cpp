@@ -160,5 +160,34 @@ TEST(ArrivingContents, FramesThatDoNotAddUpBreakTheConnection) {
     }
 }
 
+TEST(ArrivingContents, AReturnedMessageKeepsItsIdAndSkipsItsBody) {
+    // A basic.return on the publishing channel (2), a delivery on channel 3 between its frames.
+    ArrivingContents arriving;
+    arriving.returned(2);
+    Header returned_header(2, 9);
+    EXPECT_FALSE(arriving.content(returned_header.frame));
+    arriving.delivered(deliver(3, 5));
+    Header delivered_header(3, 2);
+    delivered_header.message_id = "delivered";
+    delivered_header.properties.message_id = bytes_of(delivered_header.message_id);
+    EXPECT_FALSE(arriving.content(delivered_header.frame));
+    const std::string part = "body ", rest = "left", two = "ok";
+    EXPECT_FALSE(arriving.content(body(2, part)));
+    const auto delivery = arriving.content(body(3, two));
+    ASSERT_TRUE(delivery);
+    EXPECT_EQ(delivery->message_id, "delivered");
+    EXPECT_EQ(delivery->body.view(), "ok");
+    const auto returned = arriving.content(body(2, rest));
+    ASSERT_TRUE(returned);
+    EXPECT_EQ(returned->channel, 2u);
+    EXPECT_EQ(returned->message_id, "0d8f9c22-5e3b-4f1a-9c77-2b1a6f0e3d44");
+    EXPECT_EQ(returned->body.size(), 0u);  // counted, never copied
+    // Past the size its header announced, a returned body breaks the protocol too.
+    arriving.returned(2);
+    Header short_header(2, 3);
+    arriving.content(short_header.frame);
+    EXPECT_THROW(arriving.content(body(2, rest)), ConnectionLost);
+}
+
 }  // namespace
 }  // namespace queuey

@@ -14,18 +14,25 @@
 
 namespace queuey::test {
 
-inline std::string bytes_written(const std::function<void(int fd)> &write_and_close) {
-    int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return "socketpair failed";
+// Everything that arrives on read_fd, read by a thread while write_and_close writes the
+// other end and closes it.
+inline std::string drained(int read_fd, const std::function<void()> &write_and_close) {
     std::string bytes;
     std::thread reader([&] {
         char chunk[65536];
         ssize_t got;
-        while ((got = ::read(fds[1], chunk, sizeof chunk)) > 0)
+        while ((got = ::read(read_fd, chunk, sizeof chunk)) > 0)
             bytes.append(chunk, static_cast<std::size_t>(got));
     });
-    write_and_close(fds[0]);
+    write_and_close();
     reader.join();
+    return bytes;
+}
+
+inline std::string bytes_written(const std::function<void(int fd)> &write_and_close) {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return "socketpair failed";
+    std::string bytes = drained(fds[1], [&] { write_and_close(fds[0]); });
     ::close(fds[1]);
     return bytes;
 }

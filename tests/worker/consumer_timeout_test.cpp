@@ -87,6 +87,7 @@ protected:
         std::map<std::string, int> runs;
         std::vector<std::string> warnings;
         queuey::WorkerCounters counters;
+        queuey::ConnectionCounters connections;
     };
     Ran run_worker(const std::function<bool(const queuey::WorkerCounters &)> &done) {
         std::mutex mutex;
@@ -116,6 +117,7 @@ protected:
         worker.shutdown();
         running.join();
         ran.counters = worker.counters();
+        ran.connections = backend_->counters();
         backend_->close();
         logger_.stop();  // delivers every line logged
         std::lock_guard lock(warnings_mutex_);
@@ -171,12 +173,14 @@ TEST_P(ConsumerTimeout, ALongJobEndsInQDeadAfterItsBudgetAndTheJobsWaitingBehind
         << "the timeout is explained once";
     std::printf(
         "consumer timeout %lld ms, a job of %lld ms: runs %d, shorts %d and %d, "
-        "%llu lost runs, dead after %lld ms\n",
+        "%llu lost runs, dead after %lld ms; channels reopened after a consumer read the "
+        "close %llu\n",
         static_cast<long long>(std::chrono::milliseconds(consumer_timeout).count()),
         static_cast<long long>(long_job.count()), ran.runs.at(R"({"long":true})"),
         ran.runs.at(R"({"short":1})"), ran.runs.at(R"({"short":2})"),
         static_cast<unsigned long long>(ran.counters.worker_lost),
-        static_cast<long long>(took.count()));
+        static_cast<long long>(took.count()),
+        static_cast<unsigned long long>(ran.connections.reopened_after_a_lend));
 }
 
 // The broker counts from the delivery: a job that waited in the prefetch behind another
@@ -251,6 +255,35 @@ TEST_P(ConsumerTimeout, APolicyConsumerTimeoutLetsTheLongJobRunOnceOnRabbitMQ4) 
     EXPECT_EQ(ran.counters.worker_lost, 0u);
     EXPECT_EQ(raw_->message_count(queue_.name + ".dead"), 0u);
     EXPECT_EQ(count_containing(ran.warnings, "consumer timeout"), 0u);
+}
+
+// A consumer that waits for its next delivery reads the socket itself (docs/broker.md, a
+// consumer's own deliveries); the broker's consumer timeout closes its channel, for the job
+// it holds unsettled, while it reads. It makes no round trip to reopen the channel: the
+// I/O thread does, once the consumer gives the session back, and the job comes back on
+// the new channel to the same wait (docs/broker.md, what a caller may wait for).
+TEST_P(ConsumerTimeout,
+       AChannelClosedUnderAConsumerReadingItsOwnDeliveriesIsReopenedByTheIoThread) {
+    enqueue(R"({"held":1})");
+    auto consumer = backend_->consume(queue_.name);
+    const auto held = consumer->next(5s);
+    ASSERT_NE(held, nullptr);
+    const auto started = std::chrono::steady_clock::now();
+    const auto again = consumer->next(10s);  // the close comes a second or two from now
+    const auto waited = std::chrono::steady_clock::now() - started;
+    ASSERT_NE(again, nullptr) << "the job did not come back on the reopened channel";
+    EXPECT_EQ(again->envelope().job_id, held->envelope().job_id);
+    EXPECT_TRUE(again->redelivered());
+    EXPECT_GE(backend_->counters().reopened_after_a_lend, 1u)
+        << "the close was not read by the waiting consumer";
+    EXPECT_GE(waited, 500ms);
+    again->ack();
+    consumer->stop();
+    std::printf(
+        "a consumer's channel closed under its read, reopened by the I/O thread: the job "
+        "back after %lld ms\n",
+        static_cast<long long>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Queues, ConsumerTimeout,
