@@ -12,6 +12,7 @@
 #include "../src/mutex.hpp"
 #include "../src/producer.hpp"
 #include "../src/queue_message.hpp"
+#include "../src/schedule/schedule.hpp"
 #include "../src/worker/stop_signals.hpp"
 #include "../src/worker/worker.hpp"
 
@@ -67,6 +68,10 @@ struct qy_client {
 
 struct qy_queue_config {
     queuey::QueueConfig value;
+};
+
+struct qy_schedule {
+    queuey::Schedule value;
 };
 
 struct qy_message_filter {

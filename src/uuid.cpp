@@ -3,12 +3,24 @@
 #include <uuid/uuid.h>
 
 #include <array>
+#include <stdexcept>
 
 namespace queuey {
 
 std::string new_uuid_v4() {
     uuid_t id;
     uuid_generate_random(id);
+    char text[37];
+    uuid_unparse_lower(id, text);
+    return std::string(text, 36);
+}
+
+std::string name_based_uuid_v5(std::string_view namespace_id, std::string_view name) {
+    uuid_t space, id;
+    const std::string space_text(namespace_id);
+    if (uuid_parse(space_text.c_str(), space) != 0)
+        throw std::invalid_argument("not a UUID: " + space_text);
+    uuid_generate_sha1(id, space, name.data(), name.size());
     char text[37];
     uuid_unparse_lower(id, text);
     return std::string(text, 36);

@@ -6,6 +6,8 @@
 // with handlers registered per job type and settles each by the error its handler
 // returns: nil acknowledges, Retry or any other error is retryable, Fatal dead-letters,
 // Defer puts the job back for later. Envelope is the job as it travels on a queue.
+// Schedule is a periodic job (a cron expression or an interval): its next fires and
+// their job ids.
 //
 // Failures are *Error values carrying the C status; compare them with errors.Is and the
 // Err* sentinels. Every handle has a Close method, the normal way to free it; a

@@ -7,7 +7,7 @@ import "C"
 // (MAJOR * 10000 + MINOR * 100 + PATCH).
 const HeaderVersionNumber = uint32(C.QY_VERSION_NUMBER)
 
-// Version is the version string of the libqueuey loaded at run time ("0.2.0").
+// Version is the version string of the libqueuey loaded at run time ("0.3.0").
 func Version() string {
 	return C.GoString(C.qy_version_string())
 }

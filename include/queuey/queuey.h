@@ -1265,6 +1265,94 @@ QY_API qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *re
 QY_API qy_status qy_job_set_retry_policy(qy_job *job, const qy_retry_policy *policy,
                                          qy_error **err);
 
+/* ---------------------------------------------------------------------------------- */
+/* Schedules (periodic jobs)                                                          */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * A periodic job: a name, what to enqueue (queue, job type, payload) and when: a cron
+ * expression read in a time zone, or a fixed interval. Each fire is one job whose id is
+ * derived from the name and the fire time (qy_schedule_fire_job_id), so a fire sent twice
+ * is recognisable. Validated where it is made: a schedule that exists can fire.
+ * Freed with qy_schedule_free(). docs/scheduling.md.
+ * @since 0.3.0
+ */
+typedef struct qy_schedule qy_schedule;
+
+/**
+ * A schedule that fires at the local times of a five-field cron expression (minute hour
+ * day-of-month month day-of-week; numbers, ranges a-b, steps * / n, lists, month and
+ * weekday names; or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly) in
+ * the IANA time zone time_zone ("UTC", "Europe/Berlin"; NULL for UTC) of the system's
+ * time zone database. A local time that a DST change skips fires at the end of the gap;
+ * one it repeats fires once, at its first pass, unless the hour field is a wildcard.
+ * The payload is JSON null until qy_schedule_set_payload; missed fires are skipped until
+ * qy_schedule_set_missed_fires.
+ * name: non-empty UTF-8, at most 200 bytes, unique among the schedules of a cluster.
+ * Errors: QY_ERR_INVALID_ARGUMENT naming the field ("name", "queue", "job_type",
+ * "cron", "time_zone") and what is wrong: a cron error names the cron field and its
+ * value ("hour field \"24\": 24 is out of range 0-23"), or says that the expression never
+ * fires ("0 0 30 2 *").
+ * @since 0.3.0
+ */
+QY_API qy_status qy_schedule_new_cron(const char *name, const char *queue, const char *job_type,
+                                      const char *cron, const char *time_zone,
+                                      qy_schedule **out, qy_error **err);
+
+/**
+ * A schedule that fires every interval_ms (whole seconds, 1 s to 366 days) at the
+ * instants that are multiples of it since the Unix epoch: every process agrees on them.
+ * Errors: as qy_schedule_new_cron, and field "interval" for an interval it refuses.
+ * @since 0.3.0
+ */
+QY_API qy_status qy_schedule_new_interval(const char *name, const char *queue,
+                                          const char *job_type, uint64_t interval_ms,
+                                          qy_schedule **out, qy_error **err);
+
+/** Frees a schedule. NULL is a no-op. @since 0.3.0 */
+QY_API void qy_schedule_free(qy_schedule *schedule);
+
+/** The payload of every fire: one JSON value (QY_ERR_BAD_JSON otherwise). @since 0.3.0 */
+QY_API qy_status qy_schedule_set_payload(qy_schedule *schedule, const char *payload_json,
+                                         qy_error **err);
+
+/** What a scheduler does with fires it comes to late. @since 0.3.0 */
+typedef enum qy_missed_fires {
+    /** Fires later than the schedule's grace (its interval, at most a minute; a minute for
+        cron) are skipped and counted (the default). */
+    QY_MISSED_FIRES_SKIP = 0,
+    /** The latest at_most (1 to 1000) missed fires are enqueued however late; older ones
+        are skipped and counted. */
+    QY_MISSED_FIRES_CATCH_UP = 1
+} qy_missed_fires;
+
+/**
+ * The missed-fire policy. at_most: 0 with QY_MISSED_FIRES_SKIP, 1 to 1000 with
+ * QY_MISSED_FIRES_CATCH_UP; anything else fails with QY_ERR_INVALID_ARGUMENT, field
+ * "missed_fires", and changes nothing.
+ * @since 0.3.0
+ */
+QY_API qy_status qy_schedule_set_missed_fires(qy_schedule *schedule, qy_missed_fires policy,
+                                              uint32_t at_most, qy_error **err);
+
+/**
+ * The first fire strictly after after_ms (Unix epoch milliseconds), as Unix epoch
+ * milliseconds (always whole seconds) in *out_ms. QY_ERR_NOT_FOUND when there is none in
+ * the next nine years (possible only for a leap day that the century skips).
+ * @since 0.3.0
+ */
+QY_API qy_status qy_schedule_next_fire_ms(const qy_schedule *schedule, int64_t after_ms,
+                                          int64_t *out_ms, qy_error **err);
+
+/**
+ * The job id of the fire at fire_ms (floored to the second), 36 characters and a NUL
+ * written to out: UUIDv5 of "name@YYYY-MM-DDTHH:MM:SSZ" in queuey's namespace
+ * ef1e1828-dfe8-4381-9764-707fd195a854 (tests/vectors/schedules/fire_ids.tsv).
+ * @since 0.3.0
+ */
+QY_API qy_status qy_schedule_fire_job_id(const qy_schedule *schedule, int64_t fire_ms,
+                                         char out[37], qy_error **err);
+
 #ifdef __cplusplus
 }
 #endif

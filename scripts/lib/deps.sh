@@ -15,7 +15,8 @@ QUEUEY_DEB_PACKAGES=(
     clang libclang-rt-14-dev            # sanitizer build and libFuzzer targets
     libgtest-dev libbenchmark-dev       # tests and benchmarks
     libcli11-dev libcurl4-openssl-dev   # the queuey command: arguments, the management API
-    rapidjson-dev uuid-dev librabbitmq-dev
+    rapidjson-dev uuid-dev librabbitmq-dev # the library
+    libhowardhinnant-date-dev tzdata    # cron schedules in time zones
     abigail-tools                       # abidw / abidiff for the ABI check
     valgrind
     python3                             # scripts/lib/summary.py, bindings

@@ -16,9 +16,10 @@ from .job import Job
 from .messages import Message, QueueCounts
 from .outcomes import Defer, Fatal, JobOutcome, Retry
 from .producer import BatchResult, Producer
+from .schedule import Schedule
 from .worker import Counter, Worker
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def library_version() -> str:
@@ -48,6 +49,6 @@ __all__ = [
     "Delivery", "DeliveryError",
     "Envelope", "EnvelopeError", "Fatal", "InternalError", "InvalidArgumentError", "Job",
     "JobOutcome", "MemoryCount", "Message", "Producer", "QueueConfig", "QueueCounts",
-    "QueueyError", "Retry", "RetryPolicy", "Status", "Worker", "library_version",
+    "QueueyError", "Retry", "RetryPolicy", "Schedule", "Status", "Worker", "library_version",
     "release_cached_memory", "release_thread_memory",
 ]

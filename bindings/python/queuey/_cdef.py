@@ -216,4 +216,16 @@ qy_status qy_job_set_error(qy_job *job, const char *message, qy_error **err);
 qy_status qy_job_set_exception(qy_job *job, const char *type, const char *detail, qy_error **err);
 qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, qy_error **err);
 qy_status qy_job_set_retry_policy(qy_job *job, const qy_retry_policy *policy, qy_error **err);
+typedef struct qy_schedule qy_schedule;
+qy_status qy_schedule_new_cron(const char *name, const char *queue, const char *job_type, const char *cron, const char *time_zone, qy_schedule **out, qy_error **err);
+qy_status qy_schedule_new_interval(const char *name, const char *queue, const char *job_type, uint64_t interval_ms, qy_schedule **out, qy_error **err);
+void qy_schedule_free(qy_schedule *schedule);
+qy_status qy_schedule_set_payload(qy_schedule *schedule, const char *payload_json, qy_error **err);
+typedef enum qy_missed_fires {
+    QY_MISSED_FIRES_SKIP = 0,
+    QY_MISSED_FIRES_CATCH_UP = 1,
+} qy_missed_fires;
+qy_status qy_schedule_set_missed_fires(qy_schedule *schedule, qy_missed_fires policy, uint32_t at_most, qy_error **err);
+qy_status qy_schedule_next_fire_ms(const qy_schedule *schedule, int64_t after_ms, int64_t *out_ms, qy_error **err);
+qy_status qy_schedule_fire_job_id(const qy_schedule *schedule, int64_t fire_ms, char out[37], qy_error **err);
 """

@@ -22,6 +22,23 @@ sys.path.insert(0, str(HERE.parent))  # the package under test, also without PYT
 
 import queuey  # noqa: E402
 
+VECTORS = REPO / "tests" / "vectors"
+
+
+def vector_rows(name: str) -> list[list[str]]:
+    """The rows of the TSV file tests/vectors/NAME, header skipped; for parametrize, so
+    read at import time (the vectors_dir fixture is for the test bodies)."""
+    lines = (VECTORS / name).read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    table = [line.split("\t") for line in lines[1:] if line]
+    assert all(len(row) == len(header) for row in table), f"{name}: ragged row"
+    return table
+
+
+def by_name(table: list[list[str]]) -> pytest.MarkDecorator:
+    """One test per row, named by its first column."""
+    return pytest.mark.parametrize("row", table, ids=[row[0] for row in table])
+
 
 @pytest.fixture(scope="session")
 def vectors_dir() -> Path:

@@ -3,27 +3,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import by_name, vector_rows as rows
 import queuey
-
-VECTORS = REPO / "tests" / "vectors"
-
-
-def rows(name: str) -> list[list[str]]:
-    # Collected at import time; the vectors_dir fixture is for the test bodies.
-    lines = (VECTORS / name).read_text(encoding="utf-8").splitlines()
-    header = lines[0].split("\t")
-    table = [line.split("\t") for line in lines[1:] if line]
-    assert all(len(row) == len(header) for row in table), f"{name}: ragged row"
-    return table
 
 
 def body(vectors_dir: Path, name: str) -> bytes:
     return (vectors_dir / "bodies" / name).read_bytes()
-
-
-def by_name(table):
-    return pytest.mark.parametrize("row", table, ids=[row[0] for row in table])
 
 
 def test_every_file_has_rows():

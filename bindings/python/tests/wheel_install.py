@@ -78,8 +78,8 @@ def test_the_wheel_holds_the_package_the_library_and_the_command(wheel):
     # The distribution's name is not "queuey": that one on PyPI is another project.
     assert re.fullmatch(r"queuey_rabbitmq-0\.2\.0-cp\d+-cp\d+-linux_\w+\.whl", wheel.name)
     with zipfile.ZipFile(wheel) as archive:
-        names = {n for n in archive.namelist() if not n.startswith("queuey_rabbitmq-0.2.0.")}
-        scripts = archive.read("queuey_rabbitmq-0.2.0.dist-info/entry_points.txt").decode()
+        names = {n for n in archive.namelist() if not n.startswith("queuey_rabbitmq-0.3.0.")}
+        scripts = archive.read("queuey_rabbitmq-0.3.0.dist-info/entry_points.txt").decode()
     sources = {f"queuey/{p.name}" for p in (HERE.parent / "queuey").iterdir()
                if p.suffix == ".py" or p.name == "py.typed"}
     assert names == sources | {"queuey/libqueuey.so.0", "queuey/_bin/queuey",
@@ -101,7 +101,7 @@ def test_the_venv_loads_the_library_of_the_wheel(venv):
     shown = _run([venv / "bin" / "python", "-c",
                   "import queuey; print(queuey.library_version()); "
                   "print(*{l.split()[-1] for l in open('/proc/self/maps') if 'libqueuey' in l})"])
-    assert shown.splitlines() == ["0.2.0", str(venv / SITE / "queuey" / "libqueuey.so.0")]
+    assert shown.splitlines() == ["0.3.0", str(venv / SITE / "queuey" / "libqueuey.so.0")]
 
 
 def test_the_library_of_the_wheel_has_its_soname_no_rpath_no_sanitizer(venv):
@@ -145,7 +145,7 @@ def _command_runs(venv: Path, broker_url: str) -> None:
     """`queuey --version`, then `queuey stats` of a queue of 3 jobs that `queuey enqueue`
     put there, the broker given by --url and by $QUEUEY_URL, from the venv's bin/."""
     queuey = venv / "bin" / "queuey"
-    assert _run([queuey, "--version"]) == "0.2.0\n"
+    assert _run([queuey, "--version"]) == "0.3.0\n"
     queue = f"py.wheel.{uuid.uuid4().hex[:8]}"
     _run([venv / "bin" / "python", "-c",
           f"import queuey; queuey.Client({broker_url!r}).declare({queue!r})"])

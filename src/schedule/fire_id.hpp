@@ -1,0 +1,23 @@
+// The job id of a schedule's fire: a name-based UUID of the schedule's name and the fire
+// time, so that a fire enqueued twice (a leader that died between publishing it and
+// recording it) carries the same id both times and the worker can drop the second.
+#pragma once
+
+#include "fire_times.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace queuey {
+
+// The UUID namespace of queuey's fire ids (docs/scheduling.md gives the derivation, for
+// other implementations to match).
+inline constexpr std::string_view fire_id_namespace = "ef1e1828-dfe8-4381-9764-707fd195a854";
+
+// UUIDv5(fire_id_namespace, name + "@" + fire time as RFC 3339 UTC, "2026-12-07T16:00:00Z").
+std::string fire_job_id(std::string_view schedule_name, FireTime fire);
+
+// The fire time as fire_job_id spells it.
+std::string rfc3339_utc(FireTime fire);
+
+}  // namespace queuey

@@ -1,0 +1,91 @@
+#include "fire_times.hpp"
+
+#include "../error.hpp"
+
+#include <date/tz.h>
+
+namespace queuey {
+
+using namespace std::chrono;
+
+namespace {
+
+// How far ahead a search for the next fire goes: past the eight years between two leap
+// days that a century year can make (2096 to 2104).
+constexpr int search_years = 9;
+constexpr auto longest_interval = days{366};
+
+}  // namespace
+
+FireTimes FireTimes::cron(const CronExpression &cron, const std::string &zone) {
+    FireTimes times;
+    times.cron_ = cron;
+    try {
+        times.zone_ = date::locate_zone(zone);
+    } catch (const std::exception &e) {
+        throw Error(QY_ERR_INVALID_ARGUMENT, "time_zone",
+                    "\"" + zone +
+                        "\" is not a time zone of this system's database "
+                        "(/usr/share/zoneinfo, package tzdata): " +
+                        e.what());
+    }
+    return times;
+}
+
+FireTimes FireTimes::every(milliseconds interval) {
+    if (interval < seconds{1} || interval % seconds{1} != milliseconds{0} ||
+        interval > longest_interval)
+        throw Error(QY_ERR_INVALID_ARGUMENT, "interval",
+                    std::to_string(interval.count()) +
+                        " ms is not a whole number of seconds from 1 s to 366 days (use a cron "
+                        "expression for calendar periods)");
+    FireTimes times;
+    times.interval_ = duration_cast<seconds>(interval);
+    return times;
+}
+
+std::optional<FireTime> FireTimes::next_after(FireTime after) const {
+    if (!cron_) {
+        const auto steps = floor<seconds>(after.time_since_epoch()) / interval_;
+        return FireTime{(steps + 1) * interval_};
+    }
+    return next_cron_after(after);
+}
+
+// Walks the zone's periods of constant UTC offset from the one holding `after`. Inside a
+// period, local time is UTC plus the offset, so the cron expression's next local match
+// maps to one instant. Two cases lie between periods:
+// - a gap (the offset grows: local times that never happen): a match inside it fires
+//   once, at the end of the gap, as cron does for a skipped hour;
+// - a repeat (the offset shrinks: local times that happen twice): a schedule with fixed
+//   hours fires at the first pass only, one with a wildcard hour at both (every_hour()).
+std::optional<FireTime> FireTimes::next_cron_after(FireTime after) const {
+    FireTime from = after + seconds{1};
+    const FireTime horizon = from + years{search_years};
+    date::sys_info period = zone_->get_info(from);
+    while (from < horizon) {
+        const seconds offset = period.offset;
+        const FireTime period_end = std::min(FireTime{period.end}, horizon);
+        const seconds previous_offset = zone_->get_info(period.begin - seconds{1}).offset;
+        // Local times before this are a second pass the previous period saw first.
+        const FireTime repeat_end = period.begin + std::max(previous_offset, offset);
+
+        auto local = cron_->next_match(from + offset, search_years);
+        while (local && *local < period_end + offset) {
+            if (*local >= repeat_end || cron_->every_hour()) return *local - offset;
+            local = cron_->next_match(*local + minutes{1}, search_years);
+        }
+        if (period_end >= horizon) break;
+
+        const date::sys_info next = zone_->get_info(period_end);
+        if (next.offset > offset) {
+            const auto skipped = cron_->next_match(period_end + offset, search_years);
+            if (skipped && *skipped < period_end + next.offset) return period_end;
+        }
+        from = period_end;
+        period = next;
+    }
+    return std::nullopt;
+}
+
+}  // namespace queuey
