@@ -54,10 +54,11 @@ std::optional<FireTime> FireTimes::next_after(FireTime after) const {
 
 // Walks the zone's periods of constant UTC offset from the one holding `after`. Inside a
 // period, local time is UTC plus the offset, so the cron expression's next local match
-// maps to one instant. Two cases lie between periods:
-// - a gap (the offset grows: local times that never happen): a match inside it fires
-//   once, at the end of the gap, as cron does for a skipped hour;
-// - a repeat (the offset shrinks: local times that happen twice): a schedule with fixed
+// maps to one instant. Two cases lie where a period begins:
+// - a gap (the offset grew: local times that never happen): a match inside it fires
+//   once, at the end of the gap (the period's first instant), as cron does for a skipped
+//   hour;
+// - a repeat (the offset shrank: local times that happen twice): a schedule with fixed
 //   hours fires at the first pass only, one with a wildcard hour at both (every_hour()).
 std::optional<FireTime> FireTimes::next_cron_after(FireTime after) const {
     FireTime from = after + seconds{1};
@@ -65,25 +66,21 @@ std::optional<FireTime> FireTimes::next_cron_after(FireTime after) const {
     date::sys_info period = zone_->get_info(from);
     while (from < horizon) {
         const seconds offset = period.offset;
-        const FireTime period_end = std::min(FireTime{period.end}, horizon);
         const seconds previous_offset = zone_->get_info(period.begin - seconds{1}).offset;
+        if (period.begin >= from && offset > previous_offset) {
+            const auto skipped = cron_->next_match(period.begin + previous_offset, search_years);
+            if (skipped && *skipped < period.begin + offset) return period.begin;
+        }
         // Local times before this are a second pass the previous period saw first.
         const FireTime repeat_end = period.begin + std::max(previous_offset, offset);
-
+        const FireTime period_end = std::min(FireTime{period.end}, horizon);
         auto local = cron_->next_match(from + offset, search_years);
         while (local && *local < period_end + offset) {
             if (*local >= repeat_end || cron_->every_hour()) return *local - offset;
             local = cron_->next_match(*local + minutes{1}, search_years);
         }
-        if (period_end >= horizon) break;
-
-        const date::sys_info next = zone_->get_info(period_end);
-        if (next.offset > offset) {
-            const auto skipped = cron_->next_match(period_end + offset, search_years);
-            if (skipped && *skipped < period_end + next.offset) return period_end;
-        }
         from = period_end;
-        period = next;
+        period = zone_->get_info(period_end);
     }
     return std::nullopt;
 }
