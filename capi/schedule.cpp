@@ -36,8 +36,14 @@ void change(qy_schedule *schedule, Change &&edit) {
     value = queuey::Schedule(std::move(definition));
 }
 
-queuey::FireTime fire_time_of(int64_t unix_ms) {
-    return queuey::FireTime{floor<seconds>(milliseconds{unix_ms})};
+// A time a schedule works in (fire_times.hpp), or an error naming the parameter.
+queuey::FireTime fire_time_of(int64_t unix_ms, const char *parameter) {
+    const queuey::FireTime time{floor<seconds>(milliseconds{unix_ms})};
+    if (time < queuey::first_fire_time || time >= queuey::fire_times_end)
+        throw queuey::Error(
+            QY_ERR_INVALID_ARGUMENT, parameter,
+            std::to_string(unix_ms) + " is not between 1970-01-01 and 9999-01-01 (Unix ms)");
+    return time;
 }
 
 }  // namespace
@@ -108,11 +114,11 @@ qy_status qy_schedule_next_fire_ms(const qy_schedule *schedule, int64_t after_ms
     return guarded(err, [&] {
         const auto &value = require(schedule, "schedule").value;
         int64_t &out = require(out_ms, "out_ms");
-        const auto fire = value.fire_times().next_after(fire_time_of(after_ms));
+        const auto fire = value.fire_times().next_after(fire_time_of(after_ms, "after_ms"));
         if (!fire)
-            throw queuey::Error(QY_ERR_NOT_FOUND, "schedule",
-                                "\"" + value.definition().name +
-                                    "\" does not fire in the nine years after that time");
+            throw queuey::Error(
+                QY_ERR_NOT_FOUND, "after_ms",
+                "\"" + value.definition().name + "\" has no fire after it before 9999-01-01");
         out = duration_cast<milliseconds>(fire->time_since_epoch()).count();
     });
 }
@@ -122,7 +128,8 @@ qy_status qy_schedule_fire_job_id(const qy_schedule *schedule, int64_t fire_ms, 
     return guarded(err, [&] {
         const auto &value = require(schedule, "schedule").value;
         char &first = require(out, "out");
-        const std::string id = queuey::fire_job_id(value.definition().name, fire_time_of(fire_ms));
+        const std::string id =
+            queuey::fire_job_id(value.definition().name, fire_time_of(fire_ms, "fire_ms"));
         std::memcpy(&first, id.c_str(), id.size() + 1);
     });
 }

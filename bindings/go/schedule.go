@@ -52,8 +52,9 @@ func (s Schedule) Validate() error {
 }
 
 // NextFire is the first fire strictly after `after`, in UTC (fires are whole seconds;
-// after is taken in milliseconds). ErrNotFound when there is none in the nine years
-// after it (possible only for a leap day that a century skips).
+// after is taken in milliseconds). Schedules work from 1970 to 9999-01-01: an `after`
+// outside is refused (field "after_ms"), and ErrNotFound says that the next fire would
+// be past the end.
 func (s Schedule) NextFire(after time.Time) (time.Time, error) {
 	var next C.int64_t
 	err := withSchedule(s, func(p *C.qy_schedule) error {

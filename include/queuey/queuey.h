@@ -1337,16 +1337,19 @@ QY_API qy_status qy_schedule_set_missed_fires(qy_schedule *schedule, qy_missed_f
 
 /**
  * The first fire strictly after after_ms (Unix epoch milliseconds), as Unix epoch
- * milliseconds (always whole seconds) in *out_ms. QY_ERR_NOT_FOUND when there is none in
- * the next nine years (possible only for a leap day that the century skips).
+ * milliseconds (always whole seconds) in *out_ms. Schedules work from 1970-01-01 to
+ * 9999-01-01: an after_ms outside fails with QY_ERR_INVALID_ARGUMENT, field "after_ms",
+ * and QY_ERR_NOT_FOUND says that the next fire would be past the end. Within it every
+ * schedule has a next fire (a cron expression that matches some day matches one in every
+ * 400 years).
  * @since 0.3.0
  */
 QY_API qy_status qy_schedule_next_fire_ms(const qy_schedule *schedule, int64_t after_ms,
                                           int64_t *out_ms, qy_error **err);
 
 /**
- * The job id of the fire at fire_ms (floored to the second), 36 characters and a NUL
- * written to out: UUIDv5 of "name@YYYY-MM-DDTHH:MM:SSZ" in queuey's namespace
+ * The job id of the fire at fire_ms (floored to the second; 1970-01-01 to 9999-01-01, as
+ * qy_schedule_next_fire_ms), 36 characters and a NUL written to out: UUIDv5 of "name@YYYY-MM-DDTHH:MM:SSZ" in queuey's namespace
  * ef1e1828-dfe8-4381-9764-707fd195a854 (tests/vectors/schedules/fire_ids.tsv).
  * @since 0.3.0
  */

@@ -215,10 +215,9 @@ bool CronExpression::matches(sys_seconds local_minute) const {
            in_day.seconds() == seconds{0};
 }
 
-std::optional<sys_seconds> CronExpression::next_match(sys_seconds from, int years) const {
+std::optional<sys_seconds> CronExpression::next_match(sys_seconds from, sys_seconds until) const {
     sys_seconds at = ceil<minutes>(from);
-    const sys_seconds limit = at + std::chrono::years{years};
-    while (at < limit) {
+    while (at < until) {
         const sys_days day = floor<days>(at);
         if (!day_matches(day)) {
             at = day + days{1};
@@ -236,7 +235,8 @@ std::optional<sys_seconds> CronExpression::next_match(sys_seconds from, int year
             at = day + hours{hour + 1};
             continue;
         }
-        return day + hours{hour} + minutes{minute};
+        const sys_seconds match = day + hours{hour} + minutes{minute};
+        return match < until ? std::optional(match) : std::nullopt;
     }
     return std::nullopt;
 }

@@ -21,10 +21,10 @@ public:
     // matches every field.
     bool matches(std::chrono::sys_seconds local_minute) const;
 
-    // The first local minute at or after `from` (rounded up to a minute) that matches, or
-    // nothing within `years` years.
+    // The first local minute at or after `from` (rounded up to a minute) and before
+    // `until` that matches, or nothing.
     std::optional<std::chrono::sys_seconds> next_match(std::chrono::sys_seconds from,
-                                                       int years = 9) const;
+                                                       std::chrono::sys_seconds until) const;
 
     // True when the hour field is a wildcard ("*", "*/2"): such a schedule follows the
     // wall clock through both passes of an hour that a DST change repeats, where one with

@@ -10,9 +10,10 @@ using namespace std::chrono;
 
 namespace {
 
-// How far ahead a search for the next fire goes: past the eight years between two leap
-// days that a century year can make (2096 to 2104).
-constexpr int search_years = 9;
+// How far ahead a search for the next fire goes: the Gregorian calendar repeats every
+// 400 years, so an expression that matches any day (parse() refuses the others) matches
+// one in that span, however rare ("0 0 29 2 */7", a leap day on a Sunday: 2088, 2128).
+constexpr years search_span{400};
 constexpr auto longest_interval = days{366};
 
 }  // namespace
@@ -45,11 +46,15 @@ FireTimes FireTimes::every(milliseconds interval) {
 }
 
 std::optional<FireTime> FireTimes::next_after(FireTime after) const {
-    if (!cron_) {
-        const auto steps = floor<seconds>(after.time_since_epoch()) / interval_;
-        return FireTime{(steps + 1) * interval_};
+    if (after < first_fire_time || after >= fire_times_end) return std::nullopt;
+    std::optional<FireTime> fire;
+    if (cron_) {
+        fire = next_cron_after(after);
+    } else {
+        const auto steps = after.time_since_epoch() / interval_;  // not negative: floored
+        fire = FireTime{(steps + 1) * interval_};
     }
-    return next_cron_after(after);
+    return fire && *fire < fire_times_end ? fire : std::nullopt;
 }
 
 // Walks the zone's periods of constant UTC offset from the one holding `after`. Inside a
@@ -62,23 +67,22 @@ std::optional<FireTime> FireTimes::next_after(FireTime after) const {
 //   hours fires at the first pass only, one with a wildcard hour at both (every_hour()).
 std::optional<FireTime> FireTimes::next_cron_after(FireTime after) const {
     FireTime from = after + seconds{1};
-    const FireTime horizon = from + years{search_years};
+    const FireTime horizon = std::min(from + search_span, fire_times_end);
     date::sys_info period = zone_->get_info(from);
     while (from < horizon) {
         const seconds offset = period.offset;
         const seconds previous_offset = zone_->get_info(period.begin - seconds{1}).offset;
         if (period.begin >= from && offset > previous_offset) {
-            const auto skipped = cron_->next_match(period.begin + previous_offset, search_years);
-            if (skipped && *skipped < period.begin + offset) return period.begin;
+            if (cron_->next_match(period.begin + previous_offset, period.begin + offset))
+                return period.begin;
         }
         // Local times before this are a second pass the previous period saw first.
         const FireTime repeat_end = period.begin + std::max(previous_offset, offset);
         const FireTime period_end = std::min(FireTime{period.end}, horizon);
-        auto local = cron_->next_match(from + offset, search_years);
-        while (local && *local < period_end + offset) {
+        const FireTime local_end = period_end + offset;
+        for (auto local = cron_->next_match(from + offset, local_end); local;
+             local = cron_->next_match(*local + minutes{1}, local_end))
             if (*local >= repeat_end || cron_->every_hour()) return *local - offset;
-            local = cron_->next_match(*local + minutes{1}, search_years);
-        }
         from = period_end;
         period = zone_->get_info(period_end);
     }

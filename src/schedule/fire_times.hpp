@@ -17,6 +17,11 @@ namespace queuey {
 
 using FireTime = std::chrono::sys_seconds;
 
+// The instants a schedule works in: from the Unix epoch to the start of the year 9999
+// (the calendar arithmetic and the time zone database are exact there).
+inline constexpr FireTime first_fire_time{};
+inline constexpr FireTime fire_times_end{std::chrono::sys_days{std::chrono::year{9999} / 1 / 1}};
+
 class FireTimes {
 public:
     // A cron expression read in the IANA zone `zone` ("UTC", "Europe/Berlin"). Throws
@@ -29,8 +34,10 @@ public:
     // Throws Error(QY_ERR_INVALID_ARGUMENT, "interval", ...) otherwise.
     static FireTimes every(std::chrono::milliseconds interval);
 
-    // The first fire strictly after `after`, or nothing when there is none within the
-    // years cron_expression.hpp searches (only a leap day in years that skip it).
+    // The first fire strictly after `after`, or nothing when `after` is outside
+    // [first_fire_time, fire_times_end) or the next fire would be past its end. An
+    // expression that parsed always has one otherwise: one that matches some day matches
+    // one in every 400 years.
     std::optional<FireTime> next_after(FireTime after) const;
 
     // How far apart fires are when they are a fixed interval; zero for cron.

@@ -1,8 +1,8 @@
 #include "schedule.hpp"
 
 #include "../error.hpp"
-#include "fire_id.hpp"
 #include "../topology.hpp"
+#include "fire_id.hpp"
 
 namespace queuey {
 

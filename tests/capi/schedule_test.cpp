@@ -113,6 +113,28 @@ TEST(CApiSchedule, ARefusedChangeLeavesTheScheduleAsItWas) {
               QY_OK);
 }
 
+TEST(CApiSchedule, TimesOutsideNineteenSeventyToNineNineNineNineAreRefused) {
+    const Schedule berlin = nightly();
+    int64_t when = 0;
+    qy_error *raw = nullptr;
+    qy_status status = qy_schedule_next_fire_ms(berlin.get(), -1, &when, &raw);
+    Error err(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT,
+                            "-1 is not between 1970-01-01 and 9999-01-01", "after_ms"));
+    status = qy_schedule_next_fire_ms(berlin.get(), INT64_MAX, &when, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "9999", "after_ms"));
+    char id[37] = {};
+    status = qy_schedule_fire_job_id(berlin.get(), INT64_MIN, id, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "1970", "fire_ms"));
+    // 9998-12-31T12:00:00Z: the next 02:00 in Berlin is past the end.
+    status = qy_schedule_next_fire_ms(berlin.get(), 253370721600000, &when, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_NOT_FOUND, "before 9999-01-01", "after_ms"));
+    EXPECT_EQ(next_fire(berlin.get(), 0), 3600000) << "1970-01-01T02:00 CET";
+}
+
 TEST(CApiSchedule, NullHandlesAndOutputsAreRefused) {
     qy_error *raw = nullptr;
     int64_t when = 0;

@@ -70,8 +70,9 @@ class Schedule:
 
     def next_fire(self, after: datetime.datetime) -> datetime.datetime:
         """The first fire strictly after `after` (a timezone-aware datetime), in UTC. Fires
-        are whole seconds. BrokerError NOT_FOUND when there is none in the nine years
-        after it (possible only for a leap day that a century skips)."""
+        are whole seconds. Schedules work from 1970 to 9999-01-01: an `after` outside
+        raises InvalidArgumentError (field "after_ms"); BrokerError NOT_FOUND says that the
+        next fire would be past the end."""
         after_ms = _unix_ms(after, "after")
         out = ffi.new("int64_t *")
         with self._c() as schedule:
