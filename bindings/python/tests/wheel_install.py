@@ -32,6 +32,8 @@ INSTALL_SECONDS = 30
 # What could lead the venv's Python to a libqueuey, or a queuey, other than the wheel's.
 HIDDEN = ("QUEUEY_LIBRARY", "PKG_CONFIG_PATH", "LD_LIBRARY_PATH", "PYTHONPATH")
 SITE = f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+# The project's version, as meson.build's project() gives it to the wheel.
+VERSION = re.search(r"version: '([^']+)'", (REPO / "meson.build").read_text())[1]
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -76,10 +78,12 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_holds_the_package_the_library_and_the_command(wheel):
     # The distribution's name is not "queuey": that one on PyPI is another project.
-    assert re.fullmatch(r"queuey_rabbitmq-0\.2\.0-cp\d+-cp\d+-linux_\w+\.whl", wheel.name)
+    wheel_name = rf"queuey_rabbitmq-{re.escape(VERSION)}-cp\d+-cp\d+-linux_\w+\.whl"
+    assert re.fullmatch(wheel_name, wheel.name)
     with zipfile.ZipFile(wheel) as archive:
-        names = {n for n in archive.namelist() if not n.startswith("queuey_rabbitmq-0.3.0.")}
-        scripts = archive.read("queuey_rabbitmq-0.3.0.dist-info/entry_points.txt").decode()
+        dist_info = f"queuey_rabbitmq-{VERSION}."
+        names = {n for n in archive.namelist() if not n.startswith(dist_info)}
+        scripts = archive.read(dist_info + "dist-info/entry_points.txt").decode()
     sources = {f"queuey/{p.name}" for p in (HERE.parent / "queuey").iterdir()
                if p.suffix == ".py" or p.name == "py.typed"}
     assert names == sources | {"queuey/libqueuey.so.0", "queuey/_bin/queuey",
@@ -101,7 +105,7 @@ def test_the_venv_loads_the_library_of_the_wheel(venv):
     shown = _run([venv / "bin" / "python", "-c",
                   "import queuey; print(queuey.library_version()); "
                   "print(*{l.split()[-1] for l in open('/proc/self/maps') if 'libqueuey' in l})"])
-    assert shown.splitlines() == ["0.3.0", str(venv / SITE / "queuey" / "libqueuey.so.0")]
+    assert shown.splitlines() == [VERSION, str(venv / SITE / "queuey" / "libqueuey.so.0")]
 
 
 def test_the_library_of_the_wheel_has_its_soname_no_rpath_no_sanitizer(venv):
@@ -145,7 +149,7 @@ def _command_runs(venv: Path, broker_url: str) -> None:
     """`queuey --version`, then `queuey stats` of a queue of 3 jobs that `queuey enqueue`
     put there, the broker given by --url and by $QUEUEY_URL, from the venv's bin/."""
     queuey = venv / "bin" / "queuey"
-    assert _run([queuey, "--version"]) == "0.3.0\n"
+    assert _run([queuey, "--version"]) == VERSION + "\n"
     queue = f"py.wheel.{uuid.uuid4().hex[:8]}"
     _run([venv / "bin" / "python", "-c",
           f"import queuey; queuey.Client({broker_url!r}).declare({queue!r})"])
@@ -215,8 +219,8 @@ def test_the_repaired_wheel_is_manylinux_py3_and_carries_rabbitmq_c(repaired, tm
     this machine's) and copies in what no manylinux system has, rabbitmq-c first, not
     glibc's or libstdc++; scripts/wheels tags it py3-none, which holds as nothing in it
     links libpython."""
-    tag = re.fullmatch(r"queuey_rabbitmq-0\.2\.0-py3-none-manylinux_2_(\d+)_(\w+)\.whl",
-                       repaired.name)
+    repaired_name = rf"queuey_rabbitmq-{re.escape(VERSION)}-py3-none-manylinux_2_(\d+)_(\w+)\.whl"
+    tag = re.fullmatch(repaired_name, repaired.name)
     assert tag and tag[2] == platform.machine()
     assert int(tag[1]) <= int(platform.libc_ver()[1].split(".")[1])
     with zipfile.ZipFile(repaired) as archive:
