@@ -21,6 +21,7 @@ constexpr auto longest_interval = days{366};
 FireTimes FireTimes::cron(const CronExpression &cron, const std::string &zone) {
     FireTimes times;
     times.cron_ = cron;
+    if (zone == "UTC") return times;
     try {
         times.zone_ = date::locate_zone(zone);
     } catch (const std::exception &e) {
@@ -57,6 +58,12 @@ std::optional<FireTime> FireTimes::next_after(FireTime after) const {
     return fire && *fire < fire_times_end ? fire : std::nullopt;
 }
 
+FireTimes::Period FireTimes::period_at(FireTime t) const {
+    if (zone_ == nullptr) return {first_fire_time, fire_times_end, seconds{0}};
+    const date::sys_info info = zone_->get_info(t);
+    return {info.begin, info.end, info.offset};
+}
+
 // Walks the zone's periods of constant UTC offset from the one holding `after`. Inside a
 // period, local time is UTC plus the offset, so the cron expression's next local match
 // maps to one instant. Two cases lie where a period begins:
@@ -68,23 +75,23 @@ std::optional<FireTime> FireTimes::next_after(FireTime after) const {
 std::optional<FireTime> FireTimes::next_cron_after(FireTime after) const {
     FireTime from = after + seconds{1};
     const FireTime horizon = std::min(from + search_span, fire_times_end);
-    date::sys_info period = zone_->get_info(from);
+    Period period = period_at(from);
     while (from < horizon) {
         const seconds offset = period.offset;
-        const seconds previous_offset = zone_->get_info(period.begin - seconds{1}).offset;
+        const seconds previous_offset = period_at(period.begin - seconds{1}).offset;
         if (period.begin >= from && offset > previous_offset) {
             if (cron_->next_match(period.begin + previous_offset, period.begin + offset))
                 return period.begin;
         }
         // Local times before this are a second pass the previous period saw first.
         const FireTime repeat_end = period.begin + std::max(previous_offset, offset);
-        const FireTime period_end = std::min(FireTime{period.end}, horizon);
+        const FireTime period_end = std::min(period.end, horizon);
         const FireTime local_end = period_end + offset;
         for (auto local = cron_->next_match(from + offset, local_end); local;
              local = cron_->next_match(*local + minutes{1}, local_end))
             if (*local >= repeat_end || cron_->every_hour()) return *local - offset;
         from = period_end;
-        period = zone_->get_info(period_end);
+        period = period_at(period_end);
     }
     return std::nullopt;
 }

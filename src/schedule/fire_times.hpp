@@ -26,7 +26,8 @@ class FireTimes {
 public:
     // A cron expression read in the IANA zone `zone` ("UTC", "Europe/Berlin"). Throws
     // Error(QY_ERR_INVALID_ARGUMENT, "time_zone", ...) for a zone the system's time zone
-    // database (/usr/share/zoneinfo) does not have.
+    // database (/usr/share/zoneinfo) does not have. "UTC" needs no database (a slim
+    // container may have none).
     static FireTimes cron(const CronExpression &cron, const std::string &zone);
 
     // Every `interval` (one second or more, whole seconds), at the instants that are
@@ -44,10 +45,17 @@ public:
     std::chrono::seconds interval() const { return interval_; }
 
 private:
+    // A span of time with one UTC offset: the zone's around t, or all of it for UTC.
+    struct Period {
+        FireTime begin;
+        FireTime end;
+        std::chrono::seconds offset;
+    };
+    Period period_at(FireTime t) const;
     std::optional<FireTime> next_cron_after(FireTime after) const;
 
     std::optional<CronExpression> cron_;
-    const date::time_zone *zone_ = nullptr;
+    const date::time_zone *zone_ = nullptr;  // nullptr: UTC
     std::chrono::seconds interval_{0};
 };
 
