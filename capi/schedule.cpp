@@ -17,15 +17,6 @@ namespace {
 
 using namespace std::chrono;
 
-queuey::ScheduleDefinition definition_of(const char *name, const char *queue,
-                                         const char *job_type) {
-    queuey::ScheduleDefinition definition;
-    definition.name = require_text(name, "name");
-    definition.queue = require_text(queue, "queue");
-    definition.job_type = require_text(job_type, "job_type");
-    return definition;
-}
-
 // Validates the changed definition whole before the handle takes it: a refused change
 // leaves the schedule as it was.
 template <typename Change>
@@ -50,29 +41,20 @@ queuey::FireTime fire_time_of(int64_t unix_ms, const char *parameter) {
 
 extern "C" {
 
-qy_status qy_schedule_new_cron(const char *name, const char *queue, const char *job_type,
-                               const char *cron, const char *time_zone, qy_schedule **out,
-                               qy_error **err) {
+qy_status qy_schedule_new(const char *name, const char *queue, const char *job_type,
+                          const char *cron, const char *time_zone, uint64_t interval_ms,
+                          qy_schedule **out, qy_error **err) {
     return make_handle(out, err, [&] {
-        queuey::ScheduleDefinition definition = definition_of(name, queue, job_type);
-        definition.cron = require_text(cron, "cron");
-        if (definition.cron.empty())
-            throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "cron", "is empty");
+        queuey::ScheduleDefinition definition;
+        definition.name = require_text(name, "name");
+        definition.queue = require_text(queue, "queue");
+        definition.job_type = require_text(job_type, "job_type");
+        if (cron != nullptr) definition.cron = cron;
         if (time_zone != nullptr) definition.time_zone = time_zone;
-        return queuey::Schedule(std::move(definition));
-    });
-}
-
-qy_status qy_schedule_new_interval(const char *name, const char *queue, const char *job_type,
-                                   uint64_t interval_ms, qy_schedule **out, qy_error **err) {
-    return make_handle(out, err, [&] {
-        queuey::ScheduleDefinition definition = definition_of(name, queue, job_type);
         if (interval_ms > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
             throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "interval",
                                 std::to_string(interval_ms) + " ms is longer than 366 days");
-        definition.interval = milliseconds{static_cast<int64_t>(interval_ms)};
-        if (interval_ms == 0)
-            throw queuey::Error(QY_ERR_INVALID_ARGUMENT, "interval", "0 ms: at least 1 s");
+        if (interval_ms != 0) definition.interval = milliseconds{static_cast<int64_t>(interval_ms)};
         return queuey::Schedule(std::move(definition));
     });
 }

@@ -15,6 +15,17 @@ import (
 type cArgs struct {
 	strs []*C.char
 	err  error
+	// The arguments are the library's fields (a schedule's): errors name them in Field,
+	// as the library's own refusals do.
+	namesFields bool
+}
+
+func (a *cArgs) invalid(argument, message string) error {
+	if a.namesFields {
+		return &Error{Status: StatusInvalidArgument, Message: argument + ": " + message,
+			Field: argument}
+	}
+	return invalid(argument, message)
 }
 
 // str is s as a C string; a NUL byte inside would silently cut it in C, so it is refused.
@@ -23,7 +34,7 @@ func (a *cArgs) str(argument, s string) *C.char {
 		return nil
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		a.err = invalid(argument, "contains a NUL character")
+		a.err = a.invalid(argument, "contains a NUL character")
 		return nil
 	}
 	p := C.CString(s)
@@ -38,12 +49,12 @@ func (a *cArgs) millis(argument string, d time.Duration, max uint64) uint64 {
 		return 0
 	}
 	if d < 0 {
-		a.err = invalid(argument, "is negative ("+d.String()+")")
+		a.err = a.invalid(argument, "is negative ("+d.String()+")")
 		return 0
 	}
 	ms := uint64((d + time.Millisecond - 1) / time.Millisecond)
 	if ms > max {
-		a.err = invalid(argument, d.String()+" is too long")
+		a.err = a.invalid(argument, d.String()+" is too long")
 		return 0
 	}
 	return ms

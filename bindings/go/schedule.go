@@ -15,11 +15,8 @@ import (
 // method hands it to the C library for the duration of the call, which validates it
 // there, so its errors are the library's *Error values naming the field.
 //
-// Exactly one of Cron and Interval is set. The C API makes the two kinds with separate
-// functions, so three refusals of the library's rules are made in Go, with the field
-// and message the library gives them: neither set (field "cron"), both set (field
-// "interval"), and a TimeZone other than "" or "UTC" on an Interval (field
-// "time_zone"). A negative Interval is refused in Go as well (field "interval").
+// Exactly one of Cron and Interval is set ("" and 0 are "none"; the library refuses
+// neither and both). A negative Interval is refused in Go (field "interval").
 type Schedule struct {
 	// Name is non-empty UTF-8, at most 200 bytes, unique among a cluster's schedules.
 	Name string
@@ -83,35 +80,8 @@ func (s Schedule) FireJobID(fire time.Time) (string, error) {
 	return C.GoString(&out[0]), nil
 }
 
-// scheduleError is a refusal made in Go in the library's terms: the field it concerns
-// and the message the library gives it.
-func scheduleError(field, message string) error {
-	return &Error{Status: StatusInvalidArgument, Message: field + ": " + message, Field: field}
-}
-
-// checkKind refuses what the C API cannot be asked: a schedule with neither or both of
-// Cron and Interval, a time zone on an Interval, a negative Interval.
-func (s Schedule) checkKind() error {
-	switch {
-	case s.Interval < 0:
-		return scheduleError("interval", "is negative ("+s.Interval.String()+")")
-	case s.Cron == "" && s.Interval == 0:
-		return scheduleError("cron", "a schedule needs a cron expression or an interval")
-	case s.Cron != "" && s.Interval != 0:
-		return scheduleError("interval",
-			"a schedule has a cron expression or an interval, not both")
-	case s.Interval != 0 && s.TimeZone != "" && s.TimeZone != "UTC":
-		return scheduleError("time_zone", "\""+s.TimeZone+"\" given to an interval schedule: "+
-			"a time zone applies to a cron expression only")
-	}
-	return nil
-}
-
 // withSchedule runs f with the C form of s, freed afterwards.
 func withSchedule(s Schedule, f func(p *C.qy_schedule) error) error {
-	if err := s.checkKind(); err != nil {
-		return err
-	}
 	var payload []byte
 	if s.Payload != nil {
 		var err error
@@ -119,7 +89,7 @@ func withSchedule(s Schedule, f func(p *C.qy_schedule) error) error {
 			return err
 		}
 	}
-	var args cArgs
+	args := cArgs{namesFields: true}
 	defer args.free()
 	name, queue := args.str("name", s.Name), args.str("queue", s.Queue)
 	jobType := args.str("job_type", s.JobType)
@@ -139,10 +109,7 @@ func withSchedule(s Schedule, f func(p *C.qy_schedule) error) error {
 	}
 	var p *C.qy_schedule
 	if err := call(func(err **C.qy_error) C.qy_status {
-		if s.Interval != 0 {
-			return C.qy_schedule_new_interval(name, queue, jobType, C.uint64_t(interval), &p, err)
-		}
-		return C.qy_schedule_new_cron(name, queue, jobType, cron, zone, &p, err)
+		return C.qy_schedule_new(name, queue, jobType, cron, zone, C.uint64_t(interval), &p, err)
 	}); err != nil {
 		return err
 	}

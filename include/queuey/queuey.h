@@ -1280,34 +1280,28 @@ QY_API qy_status qy_job_set_retry_policy(qy_job *job, const qy_retry_policy *pol
 typedef struct qy_schedule qy_schedule;
 
 /**
- * A schedule that fires at the local times of a five-field cron expression (minute hour
+ * A schedule with exactly one of: a five-field cron expression `cron` (minute hour
  * day-of-month month day-of-week; numbers, ranges a-b, steps * / n, lists, month and
- * weekday names; or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly) in
- * the IANA time zone time_zone ("UTC", "Europe/Berlin"; NULL for UTC) of the system's
- * time zone database. A local time that a DST change skips fires at the end of the gap;
- * one it repeats fires once, at its first pass, unless the hour field is a wildcard.
+ * weekday names; or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly),
+ * fired at its local times in the IANA time zone time_zone ("UTC", "Europe/Berlin"; NULL
+ * for UTC) of the system's time zone database; or an interval interval_ms (whole seconds,
+ * 1 s to 366 days), fired at the instants that are multiples of it since the Unix epoch,
+ * so that every process agrees on them. cron NULL and interval_ms 0 mean "none". A local
+ * time that a DST change skips fires at the end of the gap; one it repeats fires once, at
+ * its first pass, unless the hour field is a wildcard.
  * The payload is JSON null until qy_schedule_set_payload; missed fires are skipped until
  * qy_schedule_set_missed_fires.
  * name: non-empty UTF-8, at most 200 bytes, unique among the schedules of a cluster.
  * Errors: QY_ERR_INVALID_ARGUMENT naming the field ("name", "queue", "job_type",
- * "cron", "time_zone") and what is wrong: a cron error names the cron field and its
- * value ("hour field \"24\": 24 is out of range 0-23"), or says that the expression never
- * fires ("0 0 30 2 *").
+ * "cron", "time_zone", "interval") and what is wrong: a cron error names the cron field
+ * and its value ("hour field \"24\": 24 is out of range 0-23"), or says that the
+ * expression never fires ("0 0 30 2 *"); neither or both of cron and an interval, or a
+ * time zone other than UTC with an interval, are refused too.
  * @since 0.3.0
  */
-QY_API qy_status qy_schedule_new_cron(const char *name, const char *queue, const char *job_type,
-                                      const char *cron, const char *time_zone,
-                                      qy_schedule **out, qy_error **err);
-
-/**
- * A schedule that fires every interval_ms (whole seconds, 1 s to 366 days) at the
- * instants that are multiples of it since the Unix epoch: every process agrees on them.
- * Errors: as qy_schedule_new_cron, and field "interval" for an interval it refuses.
- * @since 0.3.0
- */
-QY_API qy_status qy_schedule_new_interval(const char *name, const char *queue,
-                                          const char *job_type, uint64_t interval_ms,
-                                          qy_schedule **out, qy_error **err);
+QY_API qy_status qy_schedule_new(const char *name, const char *queue, const char *job_type,
+                                 const char *cron, const char *time_zone, uint64_t interval_ms,
+                                 qy_schedule **out, qy_error **err);
 
 /** Frees a schedule. NULL is a no-op. @since 0.3.0 */
 QY_API void qy_schedule_free(qy_schedule *schedule);

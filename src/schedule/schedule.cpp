@@ -9,8 +9,8 @@ namespace queuey {
 namespace {
 
 FireTimes checked_times(const ScheduleDefinition &definition) {
-    const bool has_cron = !definition.cron.empty();
-    const bool has_interval = definition.interval != std::chrono::milliseconds{0};
+    const bool has_cron = definition.cron.has_value();
+    const bool has_interval = definition.interval.has_value();
     if (has_cron == has_interval)
         throw Error(QY_ERR_INVALID_ARGUMENT, has_cron ? "interval" : "cron",
                     has_cron ? "a schedule has a cron expression or an interval, not both"
@@ -21,9 +21,9 @@ FireTimes checked_times(const ScheduleDefinition &definition) {
                         "\"" + definition.time_zone +
                             "\" given to an interval schedule: a time zone applies to a cron "
                             "expression only");
-        return FireTimes::every(definition.interval);
+        return FireTimes::every(*definition.interval);
     }
-    return FireTimes::cron(CronExpression::parse(definition.cron), definition.time_zone);
+    return FireTimes::cron(CronExpression::parse(*definition.cron), definition.time_zone);
 }
 
 void check_missed_fires(const MissedFires &missed) {

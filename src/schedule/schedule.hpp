@@ -8,6 +8,7 @@
 #include "missed_fires.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace queuey {
@@ -18,9 +19,9 @@ struct ScheduleDefinition {
     std::string job_type;
     std::string payload_json = "null";
     // Exactly one of the two: a cron expression (time_zone applies to it), or an interval.
-    std::string cron;
+    std::optional<std::string> cron;
     std::string time_zone = "UTC";
-    std::chrono::milliseconds interval{0};
+    std::optional<std::chrono::milliseconds> interval;
     MissedFires missed;
 };
 

@@ -18,8 +18,8 @@ constexpr int64_t monday_afternoon_ms = 1796659230000;
 
 Schedule nightly(const char *time_zone = "Europe/Berlin") {
     qy_schedule *out = nullptr;
-    EXPECT_EQ(qy_schedule_new_cron("nightly-report", "reports", "report.build", "0 2 * * *",
-                                   time_zone, &out, nullptr),
+    EXPECT_EQ(qy_schedule_new("nightly-report", "reports", "report.build", "0 2 * * *", time_zone,
+                              0, &out, nullptr),
               QY_OK);
     return Schedule(out);
 }
@@ -41,7 +41,8 @@ TEST(CApiSchedule, ACronScheduleFiresAtItsLocalTimes) {
 
 TEST(CApiSchedule, AnIntervalScheduleFiresAtMultiplesOfItSinceTheEpoch) {
     qy_schedule *out = nullptr;
-    ASSERT_EQ(qy_schedule_new_interval("ticks", "ticks", "tick", 90000, &out, nullptr), QY_OK);
+    ASSERT_EQ(qy_schedule_new("ticks", "ticks", "tick", nullptr, nullptr, 90000, &out, nullptr),
+              QY_OK);
     const Schedule ticks(out);
     EXPECT_EQ(next_fire(ticks.get(), monday_afternoon_ms), 1796659290000);  // 16:01:30
 }
@@ -56,34 +57,46 @@ TEST(CApiSchedule, AFireJobIdIsTheSharedVectorsId) {
 TEST(CApiSchedule, RefusedDefinitionsNameTheirField) {
     qy_schedule *out = nullptr;
     qy_error *raw = nullptr;
-    qy_status status = qy_schedule_new_cron("n", "q", "t", "0 24 * * *", "UTC", &out, &raw);
+    qy_status status = qy_schedule_new("n", "q", "t", "0 24 * * *", "UTC", 0, &out, &raw);
     Error err(raw);
     EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT,
                             "hour field \"24\": 24 is out of range 0-23", "cron"));
     EXPECT_EQ(out, nullptr);
 
-    status = qy_schedule_new_cron("n", "q", "t", "@daily", "Nowhere/Atlantis", &out, &raw);
+    status = qy_schedule_new("n", "q", "t", "@daily", "Nowhere/Atlantis", 0, &out, &raw);
     err.reset(raw);
     EXPECT_TRUE(
         failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "Nowhere/Atlantis", "time_zone"));
-    status = qy_schedule_new_cron("n", "q", "t", "", "UTC", &out, &raw);
+    status = qy_schedule_new("n", "q", "t", "", "UTC", 0, &out, &raw);
     err.reset(raw);
-    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "empty", "cron"));
-    status = qy_schedule_new_interval("n", "q", "t", 0, &out, &raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "got 0", "cron"));
+    // NULL and 0 are "none": neither, both, a zone with an interval are the core's refusals.
+    status = qy_schedule_new("n", "q", "t", nullptr, nullptr, 0, &out, &raw);
     err.reset(raw);
-    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "0 ms", "interval"));
-    status = qy_schedule_new_interval("n", "q", "t", UINT64_MAX, &out, &raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT,
+                            "needs a cron expression or an interval", "cron"));
+    status = qy_schedule_new("n", "q", "t", "@daily", nullptr, 1000, &out, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "not both", "interval"));
+    status = qy_schedule_new("n", "q", "t", nullptr, "Europe/Berlin", 1000, &out, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT,
+                            "applies to a cron expression only", "time_zone"));
+    status = qy_schedule_new("n", "q", "t", nullptr, nullptr, 500, &out, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "500 ms", "interval"));
+    status = qy_schedule_new("n", "q", "t", nullptr, nullptr, UINT64_MAX, &out, &raw);
     err.reset(raw);
     EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "18446744073709551615 ms",
                             "interval"));
-    status = qy_schedule_new_interval(nullptr, "q", "t", 1000, &out, &raw);
+    status = qy_schedule_new(nullptr, "q", "t", nullptr, nullptr, 1000, &out, &raw);
     err.reset(raw);
     EXPECT_TRUE(
         failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "name must not be NULL", nullptr));
-    status = qy_schedule_new_interval("n", "", "t", 1000, &out, &raw);
+    status = qy_schedule_new("n", "", "t", nullptr, nullptr, 1000, &out, &raw);
     err.reset(raw);
     EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "", "queue"));
-    status = qy_schedule_new_interval("n", "q", "t", 1000, nullptr, &raw);
+    status = qy_schedule_new("n", "q", "t", nullptr, nullptr, 1000, nullptr, &raw);
     err.reset(raw);
     EXPECT_TRUE(
         failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "out must not be NULL", nullptr));

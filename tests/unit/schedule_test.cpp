@@ -39,8 +39,10 @@ ScheduleDefinition definition_of(const Row &row) {
     definition.name = "schedule-" + row.at(0);
     definition.queue = "reports";
     definition.job_type = "report.build";
-    definition.cron = row.at(1) == "-" ? "" : row.at(1);
-    definition.interval = milliseconds{row.at(2) == "-" ? 0 : std::stoll(row.at(2))};
+    if (row.at(1) != "-") definition.cron = row.at(1);
+    // An interval_ms of 0 is "no interval", as in the C API (the vectors' README).
+    if (row.at(2) != "-" && row.at(2) != "0")
+        definition.interval = milliseconds{std::stoll(row.at(2))};
     definition.time_zone = row.at(3);
     return definition;
 }

@@ -217,8 +217,7 @@ qy_status qy_job_set_exception(qy_job *job, const char *type, const char *detail
 qy_status qy_job_set_defer(qy_job *job, uint64_t delay_ms, const char *reason, qy_error **err);
 qy_status qy_job_set_retry_policy(qy_job *job, const qy_retry_policy *policy, qy_error **err);
 typedef struct qy_schedule qy_schedule;
-qy_status qy_schedule_new_cron(const char *name, const char *queue, const char *job_type, const char *cron, const char *time_zone, qy_schedule **out, qy_error **err);
-qy_status qy_schedule_new_interval(const char *name, const char *queue, const char *job_type, uint64_t interval_ms, qy_schedule **out, qy_error **err);
+qy_status qy_schedule_new(const char *name, const char *queue, const char *job_type, const char *cron, const char *time_zone, uint64_t interval_ms, qy_schedule **out, qy_error **err);
 void qy_schedule_free(qy_schedule *schedule);
 qy_status qy_schedule_set_payload(qy_schedule *schedule, const char *payload_json, qy_error **err);
 typedef enum qy_missed_fires {

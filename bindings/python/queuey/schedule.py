@@ -99,22 +99,13 @@ class Schedule:
             raise _refused("payload", "contains a NUL character")
         catch_up = _convert.unsigned(self.catch_up, "catch_up", 32)
         out = ffi.new("qy_schedule **")
-        # The C API makes the two kinds with two functions: what neither can be asked is
-        # refused here, with the field and message the library gives it.
-        if self.interval is None:
-            if self.cron is None:
-                raise _refused("cron", "a schedule needs a cron expression or an interval")
-            cron = _for_field("cron", _convert.text, self.cron, "cron")
-            call(lib.qy_schedule_new_cron, name, queue, job_type, cron, zone, out)
-        else:
-            if self.cron is not None:
-                raise _refused("interval",
-                               "a schedule has a cron expression or an interval, not both")
-            if self.time_zone != "UTC":
-                raise _refused("time_zone", f'"{self.time_zone}" given to an interval '
-                               "schedule: a time zone applies to a cron expression only")
-            interval = _for_field("interval", _convert.milliseconds, self.interval, "interval")
-            call(lib.qy_schedule_new_interval, name, queue, job_type, interval, out)
+        cron = ffi.NULL if self.cron is None else _for_field("cron", _convert.text, self.cron,
+                                                             "cron")
+        interval = 0 if self.interval is None else _for_field(
+            "interval", _convert.milliseconds, self.interval, "interval")
+        if interval == 0 and self.interval is not None:  # C's 0 is "none"; Python's is None
+            raise _refused("interval", f"{self.interval!r} is no interval (None is none)")
+        call(lib.qy_schedule_new, name, queue, job_type, cron, zone, interval, out)
         schedule = ffi.gc(out[0], lib.qy_schedule_free)
         try:
             call(lib.qy_schedule_set_payload, schedule, payload)
