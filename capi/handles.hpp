@@ -13,6 +13,7 @@
 #include "../src/producer.hpp"
 #include "../src/queue_message.hpp"
 #include "../src/schedule/schedule.hpp"
+#include "../src/schedule/scheduler.hpp"
 #include "../src/worker/stop_signals.hpp"
 #include "../src/worker/worker.hpp"
 
@@ -72,6 +73,15 @@ struct qy_queue_config {
 
 struct qy_schedule {
     queuey::Schedule value;
+};
+
+struct qy_scheduler_options {
+    queuey::SchedulerOptions value;  // schedules, queues and group; the rest at qy_scheduler_new
+};
+
+struct qy_scheduler {
+    std::unique_ptr<queuey::Scheduler> value;
+    queuey::Logger logger;  // stopped after the scheduler, whose last lines it delivers
 };
 
 struct qy_message_filter {

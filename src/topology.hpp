@@ -59,8 +59,8 @@ struct QueueConfig {
 };
 
 // An AMQP table value of the types the topology uses: 'B' (unsigned 8-bit),
-// 'l' (signed 64-bit) and 'S' (string).
-using QueueArgumentValue = std::variant<std::uint8_t, std::int64_t, std::string>;
+// 'l' (signed 64-bit), 'S' (string) and 't' (boolean).
+using QueueArgumentValue = std::variant<std::uint8_t, std::int64_t, std::string, bool>;
 
 struct QueueArgument {
     std::string name;

@@ -37,19 +37,27 @@ func dial(url string, opts []Option) (*C.qy_client, error) {
 	if args.err != nil {
 		return nil, args.err
 	}
+	var p *C.qy_client
+	err := withClientOptions(&args, opts, func(o *C.qy_client_options) error {
+		return call(func(err **C.qy_error) C.qy_status { return C.qy_client_new(cURL, o, &p, err) })
+	})
+	return p, err
+}
+
+// withClientOptions runs f with the C form of opts (after the default log), freed
+// afterwards; args keeps the strings the options were given.
+func withClientOptions(args *cArgs, opts []Option, f func(o *C.qy_client_options) error) error {
 	var o *C.qy_client_options
 	if err := call(func(err **C.qy_error) C.qy_status { return C.qy_client_options_new(&o, err) }); err != nil {
-		return nil, err
+		return err
 	}
 	defer C.qy_client_options_free(o)
 	for _, opt := range append([]Option{defaultLog}, opts...) {
-		if err := opt.apply(o, &args); err != nil {
-			return nil, err
+		if err := opt.apply(o, args); err != nil {
+			return err
 		}
 	}
-	var p *C.qy_client
-	err := call(func(err **C.qy_error) C.qy_status { return C.qy_client_new(cURL, o, &p, err) })
-	return p, err
+	return f(o)
 }
 
 // Close closes the connection. Producers, consumers and workers made from the client

@@ -1350,6 +1350,85 @@ QY_API qy_status qy_schedule_next_fire_ms(const qy_schedule *schedule, int64_t a
 QY_API qy_status qy_schedule_fire_job_id(const qy_schedule *schedule, int64_t fire_ms,
                                          char out[37], qy_error **err);
 
+/* ---------------------------------------------------------------------------------- */
+/* Schedulers: one leader for a cluster's schedules                                    */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * What a scheduler runs: its schedules, the configs of the queues they fire into, its
+ * group. Created with qy_scheduler_options_new(), freed with qy_scheduler_options_free();
+ * qy_scheduler_new() copies it. @since 0.3.0
+ */
+typedef struct qy_scheduler_options qy_scheduler_options;
+
+/** @since 0.3.0 */
+QY_API qy_status qy_scheduler_options_new(qy_scheduler_options **out, qy_error **err);
+/** NULL is a no-op. @since 0.3.0 */
+QY_API void qy_scheduler_options_free(qy_scheduler_options *opts);
+/** Adds a copy of schedule. Names are unique: qy_scheduler_new refuses two of one name.
+    @since 0.3.0 */
+QY_API qy_status qy_scheduler_options_add_schedule(qy_scheduler_options *opts,
+                                                   const qy_schedule *schedule, qy_error **err);
+/** Adds the config of a queue schedules fire into: the leader declares it so when it takes
+    the lead (a queue without one is declared with qy_queue_config_new's defaults). It must
+    match how the queue's workers declare it, as for qy_client_declare. @since 0.3.0 */
+QY_API qy_status qy_scheduler_options_add_queue(qy_scheduler_options *opts,
+                                                const qy_queue_config *config, qy_error **err);
+/** Schedulers of one group elect one leader among them; "" (the default) is the vhost's
+    default group. For applications that share a vhost and not their schedules.
+    @since 0.3.0 */
+QY_API qy_status qy_scheduler_options_set_group(qy_scheduler_options *opts, const char *group,
+                                                qy_error **err);
+
+/**
+ * A scheduler: a thread with a connection of its own that stands in its group's election
+ * on the broker. Exactly one scheduler of a group leads; it enqueues each fire of its
+ * schedules once, with a job id derived from the schedule's name and the fire time, and
+ * records the fire on the broker, so that the next leader neither repeats nor skips it.
+ * When the leader's connection goes (its process killed, the network lost, missed
+ * heartbeats) the broker hands the lead to another. docs/scheduling.md.
+ * @since 0.3.0
+ */
+typedef struct qy_scheduler qy_scheduler;
+
+/**
+ * Starts a scheduler on the broker at url, connecting as client_opts says (URLs to try,
+ * connection name, heartbeat, reconnects, log; NULL: defaults). It returns at once: the
+ * connection is made, and made again after a loss, by its thread.
+ * Errors: QY_ERR_INVALID_ARGUMENT for a bad URL, no schedule, two schedules of one name
+ * (field "name"), a group too long (field "group"); QY_ERR_UNSUPPORTED for memory://.
+ * @since 0.3.0
+ */
+QY_API qy_status qy_scheduler_new(const char *url, const qy_client_options *client_opts,
+                                  const qy_scheduler_options *opts, qy_scheduler **out,
+                                  qy_error **err);
+
+/** Leaves the election (the next scheduler leads at once) and frees. NULL is a no-op.
+    @since 0.3.0 */
+QY_API void qy_scheduler_free(qy_scheduler *scheduler);
+
+/** 1 while this scheduler leads, else 0 (also for NULL). @since 0.3.0 */
+QY_API int qy_scheduler_leading(const qy_scheduler *scheduler);
+
+/** What qy_scheduler_count counts; every count only grows. @since 0.3.0 */
+typedef enum qy_scheduler_counter {
+    /** Fires enqueued and confirmed by the broker while this scheduler led. */
+    QY_SCHEDULER_FIRES = 0,
+    /** Missed fires that their policy skipped. */
+    QY_SCHEDULER_SKIPPED = 1,
+    /** Fires enqueued later than their grace (QY_MISSED_FIRES_CATCH_UP). */
+    QY_SCHEDULER_CAUGHT_UP = 2,
+    /** Times this scheduler took the lead. */
+    QY_SCHEDULER_LEADS = 3,
+    /** Connections lost, or fires the broker refused. */
+    QY_SCHEDULER_FAILURES = 4
+} qy_scheduler_counter;
+
+/** The count of counter in *out. QY_ERR_INVALID_ARGUMENT (field "counter") for a value
+    that is none of the enumerators. @since 0.3.0 */
+QY_API qy_status qy_scheduler_count(const qy_scheduler *scheduler, qy_scheduler_counter counter,
+                                    uint64_t *out, qy_error **err);
+
 #ifdef __cplusplus
 }
 #endif

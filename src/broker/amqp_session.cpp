@@ -383,9 +383,22 @@ void AmqpSession::publish_expiring(amqp_channel_t channel, const std::string &qu
     properties.content_type = amqp_cstring_bytes("text/plain");
     properties.delivery_mode = AMQP_DELIVERY_PERSISTENT;
     properties.expiration = amqp_bytes_of(expires);
+    check_status(
+        amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
+                           /*mandatory=*/0, /*immediate=*/0, &properties, amqp_bytes_of(text)),
+        "publishing to queue '" + queue + "'");
+}
+
+void AmqpSession::publish_with_bcc(amqp_channel_t channel, const std::string &queue,
+                                   const AmqpProperties &props, const std::vector<std::string> &bcc,
+                                   std::string_view body) {
+    if (!outgoing_.empty()) flush_publishes();
+    forget_room();
+    check_receiving(queue);
+    const BasicProperties properties(props, "BCC", bcc);
     check_status(amqp_basic_publish(state_, channel, amqp_empty_bytes, amqp_bytes_of(queue),
-                                    /*mandatory=*/0, /*immediate=*/0, &properties,
-                                    amqp_bytes_of(text)),
+                                    /*mandatory=*/1, /*immediate=*/0, &properties.get(),
+                                    amqp_bytes_of(body)),
                  "publishing to queue '" + queue + "'");
 }
 

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace queuey {
 
@@ -80,6 +81,13 @@ public:
     // (an ack, a declare) must come after flush_publishes.
     void publish(amqp_channel_t channel, const std::string &queue, const AmqpProperties &props,
                  const BodyParts &body, Clock::time_point until = no_limit);
+    // A mandatory publish on the default exchange routed to queue and, by a BCC header
+    // that the broker strips before delivery, to each queue of bcc: one message that every
+    // queue holds when it is confirmed (a schedule's fire and its record). Written now;
+    // kept publishes go first.
+    void publish_with_bcc(amqp_channel_t channel, const std::string &queue,
+                          const AmqpProperties &props, const std::vector<std::string> &bcc,
+                          std::string_view body);
     // A persistent text message that the broker drops once expiration has passed, written
     // now, not mandatory (a hold index entry: hold_index.hpp). Kept publishes go first.
     void publish_expiring(amqp_channel_t channel, const std::string &queue, std::string_view text,

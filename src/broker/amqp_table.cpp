@@ -14,6 +14,9 @@ amqp_field_value_t field_value(const QueueArgumentValue &value) {
     } else if (const auto *number = std::get_if<std::int64_t>(&value)) {
         field.kind = AMQP_FIELD_KIND_I64;
         field.value.i64 = *number;
+    } else if (const auto *flag = std::get_if<bool>(&value)) {
+        field.kind = AMQP_FIELD_KIND_BOOLEAN;
+        field.value.boolean = *flag ? 1 : 0;
     } else {
         field.kind = AMQP_FIELD_KIND_UTF8;
         field.value.bytes = amqp_bytes_of(std::get<std::string>(value));
@@ -54,7 +57,34 @@ AmqpTable::AmqpTable(const std::vector<AmqpHeader> &headers) {
     seal();
 }
 
+AmqpTable::AmqpTable(const std::vector<AmqpHeader> &headers, std::string_view array_name,
+                     const std::vector<std::string> &array)
+    : AmqpTable(headers) {
+    array_.reserve(array.size());
+    for (const std::string &item : array) {
+        amqp_field_value_t field{};
+        field.kind = AMQP_FIELD_KIND_UTF8;
+        field.value.bytes = amqp_bytes_of(item);
+        array_.push_back(field);
+    }
+    amqp_field_value_t value{};
+    value.kind = AMQP_FIELD_KIND_ARRAY;
+    value.value.array = {static_cast<int>(array_.size()), array_.data()};
+    entries_.push_back({amqp_bytes_of(array_name), value});
+    seal();
+}
+
 BasicProperties::BasicProperties(const AmqpProperties &props) : headers_(props.headers) {
+    set(props);
+}
+
+BasicProperties::BasicProperties(const AmqpProperties &props, std::string_view array_name,
+                                 const std::vector<std::string> &array)
+    : headers_(props.headers, array_name, array) {
+    set(props);
+}
+
+void BasicProperties::set(const AmqpProperties &props) {
     properties_._flags = queuey_property_flags;
     properties_.content_type = amqp_bytes_of(props.content_type);
     properties_.delivery_mode = props.delivery_mode;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,10 @@ class AmqpTable {
 public:
     explicit AmqpTable(const std::vector<QueueArgument> &arguments);
     explicit AmqpTable(const std::vector<AmqpHeader> &headers);
+    // headers, and one more whose value is an array of strings ('A' of 'S'): a BCC header
+    // (sender-selected distribution), a type queuey's other headers never need.
+    AmqpTable(const std::vector<AmqpHeader> &headers, std::string_view array_name,
+              const std::vector<std::string> &array);
     AmqpTable(const AmqpTable &) = delete;
     AmqpTable &operator=(const AmqpTable &) = delete;
 
@@ -28,6 +33,7 @@ private:
     void seal();
 
     std::vector<amqp_table_entry_t> entries_;
+    std::vector<amqp_field_value_t> array_;  // the array header's items
     amqp_table_t table_{};
 };
 
@@ -41,12 +47,17 @@ inline constexpr std::uint16_t queuey_property_flags =
 class BasicProperties {
 public:
     explicit BasicProperties(const AmqpProperties &props);
+    // props with one more header, an array of strings (AmqpTable's).
+    BasicProperties(const AmqpProperties &props, std::string_view array_name,
+                    const std::vector<std::string> &array);
     BasicProperties(const BasicProperties &) = delete;
     BasicProperties &operator=(const BasicProperties &) = delete;
 
     const amqp_basic_properties_t &get() const { return properties_; }
 
 private:
+    void set(const AmqpProperties &props);
+
     AmqpTable headers_;
     amqp_basic_properties_t properties_{};
 };

@@ -21,6 +21,25 @@ std::string rfc3339_utc(FireTime fire) {
     return text;
 }
 
+std::optional<FireTime> parse_rfc3339_utc(std::string_view text) {
+    // Twenty characters "YYYY-MM-DDTHH:MM:SSZ"; read by a pattern, then accepted only if it
+    // spells back the same (no day 31 of April, no hour 24, no sign or space).
+    if (text.size() != 20) return std::nullopt;
+    const std::string copy(text);
+    int y = 0;
+    unsigned mo = 0, d = 0, h = 0, mi = 0, s = 0;
+    char zone = 0;
+    if (std::sscanf(copy.c_str(), "%4d-%2u-%2uT%2u:%2u:%2u%c", &y, &mo, &d, &h, &mi, &s, &zone) !=
+        7)
+        return std::nullopt;
+    const year_month_day date{year{y}, month{mo}, day{d}};
+    if (!date.ok() || h > 23 || mi > 59 || s > 59) return std::nullopt;
+    const FireTime time = sys_days{date} + hours{h} + minutes{mi} + seconds{s};
+    if (time < first_fire_time || time >= fire_times_end || rfc3339_utc(time) != text)
+        return std::nullopt;
+    return time;
+}
+
 std::string fire_job_id(std::string_view schedule_name, FireTime fire) {
     std::string name(schedule_name);
     name += '@';

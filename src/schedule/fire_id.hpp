@@ -5,6 +5,7 @@
 
 #include "fire_times.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,5 +20,9 @@ std::string fire_job_id(std::string_view schedule_name, FireTime fire);
 
 // The fire time as fire_job_id spells it.
 std::string rfc3339_utc(FireTime fire);
+
+// A time spelt exactly as rfc3339_utc spells one (a fire record's header), between
+// first_fire_time and fire_times_end; nullopt for any other text.
+std::optional<FireTime> parse_rfc3339_utc(std::string_view text);
 
 }  // namespace queuey

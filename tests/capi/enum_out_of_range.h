@@ -10,6 +10,8 @@ extern "C" {
 
 qy_status qyt_schedule_set_missed_fires_as_int(qy_schedule *schedule, int policy,
                                                uint32_t at_most, qy_error **err);
+qy_status qyt_scheduler_count_as_int(const qy_scheduler *scheduler, int counter, uint64_t *out,
+                                     qy_error **err);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <sstream>
 
 namespace queuey {
@@ -17,13 +16,9 @@ using namespace std::chrono;
 using test::Row;
 
 FireTime utc(const std::string &text) {
-    int year = 0;
-    unsigned month = 0, day = 0, hour = 0, minute = 0, second = 0;
-    if (std::sscanf(text.c_str(), "%d-%u-%uT%u:%u:%uZ", &year, &month, &day, &hour, &minute,
-                    &second) != 6)
-        throw std::invalid_argument("not RFC 3339 UTC: " + text);
-    return sys_days{std::chrono::year{year} / std::chrono::month{month} / std::chrono::day{day}} +
-           hours{hour} + minutes{minute} + seconds{second};
+    const auto time = parse_rfc3339_utc(text);
+    if (!time) throw std::invalid_argument("not RFC 3339 UTC: " + text);
+    return *time;
 }
 
 std::vector<std::string> words(const std::string &text) {

@@ -17,6 +17,7 @@ from .messages import Message, QueueCounts
 from .outcomes import Defer, Fatal, JobOutcome, Retry
 from .producer import BatchResult, Producer
 from .schedule import Schedule
+from .scheduler import Scheduler, SchedulerCounts
 from .worker import Counter, Worker
 
 __version__ = "0.3.0"
@@ -49,6 +50,7 @@ __all__ = [
     "Delivery", "DeliveryError",
     "Envelope", "EnvelopeError", "Fatal", "InternalError", "InvalidArgumentError", "Job",
     "JobOutcome", "MemoryCount", "Message", "Producer", "QueueConfig", "QueueCounts",
-    "QueueyError", "Retry", "RetryPolicy", "Schedule", "Status", "Worker", "library_version",
+    "QueueyError", "Retry", "RetryPolicy", "Schedule", "Scheduler", "SchedulerCounts", "Status",
+    "Worker", "library_version",
     "release_cached_memory", "release_thread_memory",
 ]

@@ -227,4 +227,22 @@ typedef enum qy_missed_fires {
 qy_status qy_schedule_set_missed_fires(qy_schedule *schedule, qy_missed_fires policy, uint32_t at_most, qy_error **err);
 qy_status qy_schedule_next_fire_ms(const qy_schedule *schedule, int64_t after_ms, int64_t *out_ms, qy_error **err);
 qy_status qy_schedule_fire_job_id(const qy_schedule *schedule, int64_t fire_ms, char out[37], qy_error **err);
+typedef struct qy_scheduler_options qy_scheduler_options;
+qy_status qy_scheduler_options_new(qy_scheduler_options **out, qy_error **err);
+void qy_scheduler_options_free(qy_scheduler_options *opts);
+qy_status qy_scheduler_options_add_schedule(qy_scheduler_options *opts, const qy_schedule *schedule, qy_error **err);
+qy_status qy_scheduler_options_add_queue(qy_scheduler_options *opts, const qy_queue_config *config, qy_error **err);
+qy_status qy_scheduler_options_set_group(qy_scheduler_options *opts, const char *group, qy_error **err);
+typedef struct qy_scheduler qy_scheduler;
+qy_status qy_scheduler_new(const char *url, const qy_client_options *client_opts, const qy_scheduler_options *opts, qy_scheduler **out, qy_error **err);
+void qy_scheduler_free(qy_scheduler *scheduler);
+int qy_scheduler_leading(const qy_scheduler *scheduler);
+typedef enum qy_scheduler_counter {
+    QY_SCHEDULER_FIRES = 0,
+    QY_SCHEDULER_SKIPPED = 1,
+    QY_SCHEDULER_CAUGHT_UP = 2,
+    QY_SCHEDULER_LEADS = 3,
+    QY_SCHEDULER_FAILURES = 4,
+} qy_scheduler_counter;
+qy_status qy_scheduler_count(const qy_scheduler *scheduler, qy_scheduler_counter counter, uint64_t *out, qy_error **err);
 """

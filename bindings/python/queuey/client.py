@@ -29,10 +29,12 @@ class MemoryCount(enum.IntEnum):
     DEAD_LETTERED = 6
 
 
-def _options(fallback_urls: Iterable[str], connection_name: str | None, heartbeat: int | None,
-             connect_timeout: _convert.Duration | None,
-             publish_timeout: _convert.Duration | None, ca_cert_file: str | None,
-             reconnect_attempts: int | None, logger: logging.Logger | None) -> Any:
+def client_options(logger: logging.Logger | None, *, fallback_urls: Iterable[str] = (),
+                   connection_name: str | None = None, heartbeat: int | None = None,
+                   connect_timeout: _convert.Duration | None = None,
+                   publish_timeout: _convert.Duration | None = None,
+                   ca_cert_file: str | None = None, reconnect_attempts: int | None = None) -> Any:
+    """The C options of a connection (Client's keywords), released by the caller."""
     out = ffi.new("qy_client_options **")
     call(lib.qy_client_options_new, out)
     opts = ffi.gc(out[0], lib.qy_client_options_free)
@@ -86,8 +88,10 @@ class Client(Handle):
                  ca_cert_file: str | None = None, reconnect_attempts: int | None = None,
                  log: _log.LogTarget = True) -> None:
         logger = _log.logger_for(log)
-        opts = _options(fallback_urls, connection_name, heartbeat, connect_timeout,
-                        publish_timeout, ca_cert_file, reconnect_attempts, logger)
+        opts = client_options(logger, fallback_urls=fallback_urls,
+                              connection_name=connection_name, heartbeat=heartbeat,
+                              connect_timeout=connect_timeout, publish_timeout=publish_timeout,
+                              ca_cert_file=ca_cert_file, reconnect_attempts=reconnect_attempts)
         out = ffi.new("qy_client **")
         try:
             call(lib.qy_client_new, _convert.text(url, "url"), opts, out)
