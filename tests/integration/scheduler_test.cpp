@@ -144,7 +144,7 @@ TEST_F(SchedulerTest, ALostLeaderHandsOverWithNoFireDoubledAndEveryGapCounted) {
             },
             seconds{10}))
             << "no leader in round " << round;
-        std::this_thread::sleep_for(milliseconds{2500});
+        std::this_thread::sleep_for(milliseconds{1500});
         auto lost_at = steady_clock::now();
         if (round % 2 == 0) {
             EXPECT_EQ(close_connections(endpoint(), names[leader]), 1u);
@@ -169,7 +169,7 @@ TEST_F(SchedulerTest, ALostLeaderHandsOverWithNoFireDoubledAndEveryGapCounted) {
                     static_cast<long long>(
                         duration_cast<milliseconds>(steady_clock::now() - lost_at).count()));
     }
-    std::this_thread::sleep_for(seconds{2});
+    std::this_thread::sleep_for(milliseconds{1500});
     std::uint64_t fires_counted = fires_of_stopped, skipped = skipped_of_stopped;
     // Every close reached a scheduler: it lost its connection and said so.
     for (const auto &scheduler : schedulers) {
