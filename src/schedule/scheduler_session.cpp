@@ -9,6 +9,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <set>
 
 namespace queuey {
 
@@ -146,10 +147,14 @@ void SchedulerSession::on_token(std::uint64_t delivery_tag) {
 }
 
 void SchedulerSession::take_lead() {
+    std::set<std::string> declared;  // schedules may share a queue: one declare each
     for (const Lead &lead : leads_) {
-        const QueueConfig config = config_for(lead.schedule->definition().queue, options_.queues);
-        session_.declare_queue(work_channel, work_queue_spec(config));
-        session_.declare_queue(work_channel, dead_letter_queue_spec(config));
+        const std::string &queue = lead.schedule->definition().queue;
+        if (declared.insert(queue).second) {
+            const QueueConfig config = config_for(queue, options_.queues);
+            session_.declare_queue(work_channel, work_queue_spec(config));
+            session_.declare_queue(work_channel, dead_letter_queue_spec(config));
+        }
         session_.declare_queue(work_channel, record_queue_spec(lead.schedule->definition().name));
     }
     const FireTime now = fire_clock_now();
@@ -180,7 +185,7 @@ void SchedulerSession::fire_due(FireTime now) {
         const Schedule &schedule = *lead.schedule;
         const DueFires due =
             due_fires(schedule.fire_times(), schedule.definition().missed, lead.accounted_to, now);
-        for (const FireTime fire : due.enqueue) enqueue(lead, fire, now);
+        for (const FireTime fire : due.enqueue) enqueue(schedule, fire, now);
         if (due.skipped > 0) {
             state_.skipped.fetch_add(due.skipped);
             options_.logger.warn("scheduler: skipped " + std::to_string(due.skipped) +
@@ -192,8 +197,7 @@ void SchedulerSession::fire_due(FireTime now) {
     }
 }
 
-void SchedulerSession::enqueue(Lead &lead, FireTime fire, FireTime now) {
-    const Schedule &schedule = *lead.schedule;
+void SchedulerSession::enqueue(const Schedule &schedule, FireTime fire, FireTime now) {
     const std::string &name = schedule.definition().name;
     const Envelope envelope = schedule.envelope_for(fire);
     session_.publish_with_bcc(work_channel, schedule.definition().queue,
@@ -202,7 +206,6 @@ void SchedulerSession::enqueue(Lead &lead, FireTime fire, FireTime now) {
     await_confirm(++published_, "fire " + rfc3339_utc(fire) + " of '" + name + "'");
     state_.fires.fetch_add(1);
     if (now - fire > on_time_grace(schedule.fire_times())) state_.caught_up.fetch_add(1);
-    lead.accounted_to = fire;
 }
 
 void SchedulerSession::record_skipped(Lead &lead, FireTime accounted_to) {

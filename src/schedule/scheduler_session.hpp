@@ -43,7 +43,8 @@ private:
     void take_lead();
     std::optional<FireTime> read_record(const std::string &record_queue);
     void fire_due(FireTime now);
-    void enqueue(Lead &lead, FireTime fire, FireTime now);
+    // One fire and its record; fire_due then moves the lead's accounted_to past it.
+    void enqueue(const Schedule &schedule, FireTime fire, FireTime now);
     void record_skipped(Lead &lead, FireTime accounted_to);
     // Waits for the broker's confirm of publish number `tag` on the work channel; throws
     // Error when it refuses it or takes longer than the RPC timeout.
