@@ -11,6 +11,7 @@
 
 QUEUEY_DEB_PACKAGES=(
     meson ninja-build pkgconf g++       # build
+    ccache                              # readme_quick_start: its second build, from cache
     cmake                               # queueyConfigVersion.cmake; the CMake consumer test
     clang libclang-rt-14-dev            # sanitizer build and libFuzzer targets
     libgtest-dev libbenchmark-dev       # tests and benchmarks

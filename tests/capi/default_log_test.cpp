@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -86,11 +87,17 @@ TEST(DefaultLog, WithoutACallbackWarningsAndErrorsGoToStderr) {
     const std::string job_id = dead_letter_one_job(nullptr);
     const std::string text = capture.taken();
     ASSERT_FALSE(job_id.empty());
-    EXPECT_EQ(text, "queuey: error: job " + job_id +
-                        " (type `nobody`, queue q) dead-lettered to q.dead at attempt 1: no "
-                        "handler for job type `nobody`\n"
-                        "queuey: info: shutting down: taking no new jobs; draining 0 running "
-                        "to their end; jobs received and not started go back to their queue\n");
+    const std::string dead_letter_line = "queuey: error: job " + job_id +
+                                         " (type `nobody`, queue q) dead-lettered to q.dead at "
+                                         "attempt 1: no handler for job type `nobody`\n";
+    ASSERT_EQ(text.substr(0, dead_letter_line.size()), dead_letter_line);
+    // The counter the test waits on is bumped just before the job's slot is freed, so the
+    // shutdown may still count it as running (seen under TSan): 0 or 1.
+    EXPECT_TRUE(std::regex_match(text.substr(dead_letter_line.size()),
+                                 std::regex("queuey: info: shutting down: taking no new jobs; "
+                                            "draining [01] running to their end; jobs received "
+                                            "and not started go back to their queue\n")))
+        << text;
 }
 
 TEST(DefaultLog, OptionsWithoutACallbackDoTheSame) {
