@@ -219,6 +219,7 @@ uint64_t qy_worker_counter(const qy_worker *worker, qy_counter counter) {
         case QY_COUNTER_DEAD_LETTERED_MALFORMED: return counters.dead_lettered_malformed;
         case QY_COUNTER_DROPPED_MALFORMED: return counters.dropped_malformed;
         case QY_COUNTER_PARKED: return counters.parked;
+        case QY_COUNTER_DUPLICATE_FIRES: return counters.duplicate_fires;
     }
     return 0;
 }

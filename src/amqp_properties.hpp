@@ -53,6 +53,11 @@ inline constexpr std::string_view lost_runs_header = "x-lost-runs";
 // The header a quorum queue puts on a delivery: how often it took the message back
 // unsettled (lost consumers, closed channels, rejects with requeue).
 inline constexpr std::string_view delivery_count_header = "x-delivery-count";
+// On a schedule's fires and records (docs/scheduling.md): the schedule's name, and the
+// fire time (a record of skipped fires: the time up to which fires were accounted for)
+// as RFC 3339 UTC. Rust workers read only the body: the headers change nothing for them.
+inline constexpr std::string_view schedule_header = "x-queuey-schedule";
+inline constexpr std::string_view fire_time_header = "x-queuey-fire-time";
 
 // publish_properties plus x-lost-runs (when not 0).
 AmqpProperties lost_run_properties(const Envelope &env, std::uint32_t lost_runs);

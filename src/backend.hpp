@@ -7,6 +7,7 @@
 #include "consumer_observer.hpp"
 #include "dead_letter_cause.hpp"
 #include "envelope.hpp"
+#include "scheduled_fire.hpp"
 #include "topology.hpp"
 
 #include <chrono>
@@ -61,6 +62,9 @@ public:
     // counts nothing. Not a count of lost runs: the worker only keeps it below the
     // queue's delivery limit (worker/lost_runs.hpp).
     virtual std::uint32_t broker_returns() const = 0;
+    // The schedule and fire time when the job is a schedule's fire as the scheduler
+    // published it (its headers say so); nullptr for any other job.
+    virtual const ScheduledFire *fire() const = 0;
     // The job went back to its queue without this delivery: its channel or connection
     // was replaced (RabbitMQ), or its consumer was closed. The job is delivered again;
     // settling this delivery fails (QY_ERR_STALE_DELIVERY) and publishes nothing.

@@ -123,6 +123,11 @@ void write_counters(Exposition &out, const WorkerCounters &counters) {
     out.sample("queuey_worker_malformed_total", {{"action", "dropped"}},
                counters.dropped_malformed);
 
+    out.family("queuey_worker_duplicate_fires_total", "counter",
+               "Second copies of a schedule's fire that the worker dropped without running "
+               "them (it had run the fire already).");
+    out.sample("queuey_worker_duplicate_fires_total", {}, counters.duplicate_fires);
+
     out.family("queuey_worker_lost_runs_total", "counter",
                "Redelivered jobs taken as lost runs (their worker may have been lost while "
                "running them).");

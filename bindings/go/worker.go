@@ -296,6 +296,7 @@ const (
 	CounterDeadLetteredMalformed   Counter = C.QY_COUNTER_DEAD_LETTERED_MALFORMED
 	CounterDroppedMalformed        Counter = C.QY_COUNTER_DROPPED_MALFORMED
 	CounterParked                  Counter = C.QY_COUNTER_PARKED
+	CounterDuplicateFires          Counter = C.QY_COUNTER_DUPLICATE_FIRES
 )
 
 // Counter reads a count of what the worker did; from any goroutine while it runs.

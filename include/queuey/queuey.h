@@ -1093,7 +1093,12 @@ typedef enum qy_counter {
         settle again: a gauge, like QY_COUNTER_IN_FLIGHT. Each holds one of its queue's
         prefetch slots, so a worker whose parked jobs fill the prefetch receives nothing
         until a settle goes through (docs/worker.md, settle failures). @since 0.2.0 */
-    QY_COUNTER_PARKED = 14
+    QY_COUNTER_PARKED = 14,
+    /** Second copies of a schedule's fire that the worker dropped (acknowledged, not run)
+        because it had settled that fire within the hour before; each is also logged as a
+        warning. Only a network partition between two schedulers or a wall clock stepped
+        back sends one (docs/scheduling.md, duplicate fires). @since 0.3.0 */
+    QY_COUNTER_DUPLICATE_FIRES = 15
 } qy_counter;
 
 /**

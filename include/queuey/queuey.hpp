@@ -172,6 +172,7 @@ enum class Counter {
     dead_lettered_malformed = QY_COUNTER_DEAD_LETTERED_MALFORMED,
     dropped_malformed = QY_COUNTER_DROPPED_MALFORMED,
     parked = QY_COUNTER_PARKED,
+    duplicate_fires = QY_COUNTER_DUPLICATE_FIRES,
 };
 
 /** Thrown from a handler: the job is dead-lettered at once ("fatal error: {reason}"), its

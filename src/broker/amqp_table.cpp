@@ -36,6 +36,15 @@ amqp_field_value_t field_value(const std::variant<std::uint32_t, std::string> &v
     return field;
 }
 
+const amqp_field_value_t *field(const amqp_table_t &table, std::string_view name) {
+    for (int i = 0; i < table.num_entries; ++i) {
+        const amqp_table_entry_t &entry = table.entries[i];
+        if (std::string_view(static_cast<const char *>(entry.key.bytes), entry.key.len) == name)
+            return &entry.value;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 amqp_bytes_t amqp_bytes_of(std::string_view text) {
@@ -110,12 +119,16 @@ std::optional<std::int64_t> integer_value(const amqp_field_value_t &field) {
 }
 
 std::optional<std::int64_t> integer_field(const amqp_table_t &table, std::string_view name) {
-    for (int i = 0; i < table.num_entries; ++i) {
-        const amqp_table_entry_t &entry = table.entries[i];
-        if (std::string_view(static_cast<const char *>(entry.key.bytes), entry.key.len) == name)
-            return integer_value(entry.value);
-    }
-    return std::nullopt;
+    const amqp_field_value_t *value = field(table, name);
+    if (value == nullptr) return std::nullopt;
+    return integer_value(*value);
+}
+
+std::optional<std::string_view> text_field(const amqp_table_t &table, std::string_view name) {
+    const amqp_field_value_t *value = field(table, name);
+    if (value == nullptr || value->kind != AMQP_FIELD_KIND_UTF8) return std::nullopt;
+    return std::string_view(static_cast<const char *>(value->value.bytes.bytes),
+                            value->value.bytes.len);
 }
 
 void AmqpTable::seal() {

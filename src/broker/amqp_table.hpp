@@ -70,6 +70,10 @@ std::optional<std::int64_t> integer_value(const amqp_field_value_t &field);
 // field is absent or not an integer.
 std::optional<std::int64_t> integer_field(const amqp_table_t &table, std::string_view name);
 
+// The text of field name in table (a long string, the type every AMQP client writes a
+// string as); nullopt when the field is absent or of another type. Borrowed from table.
+std::optional<std::string_view> text_field(const amqp_table_t &table, std::string_view name);
+
 // A borrowed view of a string as AMQP bytes.
 amqp_bytes_t amqp_bytes_of(std::string_view text);
 

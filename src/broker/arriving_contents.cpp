@@ -35,6 +35,10 @@ bool read_header(const amqp_frame_t &frame, IncomingDelivery &delivery, bool kee
     if (properties._flags & AMQP_BASIC_HEADERS_FLAG) {
         delivery.lost_runs = count_of(integer_field(properties.headers, lost_runs_header));
         delivery.returns = count_of(integer_field(properties.headers, delivery_count_header));
+        const auto schedule = text_field(properties.headers, schedule_header);
+        const auto fire_time = text_field(properties.headers, fire_time_header);
+        if (schedule && fire_time)
+            delivery.fire = ScheduledFire{std::string(*schedule), std::string(*fire_time)};
     }
     std::optional<MessageBody> body = MessageBody::of_size(frame.payload.properties.body_size);
     if (!body) return false;

@@ -3,7 +3,7 @@
 // may come between them. The connection reads frame by frame and hands each content frame
 // here, never waiting in the middle of a message: amqp_read_message would, and would copy
 // the properties into a pool of their own per message (a cleared 4 KiB page, a clone of
-// every header) when a consumer looks at two headers and the message id once.
+// every header) when a consumer looks at a few headers and the message id once.
 #pragma once
 
 #include "delivery_queue.hpp"
@@ -26,10 +26,10 @@ public:
     void returned(amqp_channel_t channel);
     // A content header or body frame. The delivery once its body is complete (at the
     // header for an empty body); nothing before that, nor for a channel with no delivery
-    // arriving. The header's message id and count headers are copied out of it: the
-    // frame's memory goes with rabbitmq-c's next buffer release. Throws ConnectionLost
-    // when the frames do not add up (a second header, a body before the header or past
-    // the size the header announced) or a body finds no memory.
+    // arriving. The header's message id, count headers and schedule headers are copied out of it:
+    // the frame's memory goes with rabbitmq-c's next buffer release. Throws ConnectionLost when the
+    // frames do not add up (a second header, a body before the header or past the size the header
+    // announced) or a body finds no memory.
     std::optional<IncomingDelivery> content(const amqp_frame_t &frame);
     // The channel closed: what was arriving there never will.
     void forget(amqp_channel_t channel);

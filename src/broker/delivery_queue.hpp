@@ -4,6 +4,7 @@
 
 #include "../error.hpp"
 #include "../mutex.hpp"
+#include "../scheduled_fire.hpp"
 #include "message_body.hpp"
 #include "wake_word.hpp"
 
@@ -23,9 +24,10 @@ struct IncomingDelivery {
     std::uint16_t channel = 0;     // of the subscription it came on
     std::uint64_t generation = 0;  // of that channel; see Subscription
     bool redelivered = false;
-    std::string message_id;       // the job id, for a body that is an envelope
-    std::uint32_t lost_runs = 0;  // the x-lost-runs header; 0 when absent or not a count
-    std::uint32_t returns = 0;    // the x-delivery-count header (quorum queues); 0 likewise
+    std::string message_id;             // the job id, for a body that is an envelope
+    std::uint32_t lost_runs = 0;        // the x-lost-runs header; 0 when absent or not a count
+    std::uint32_t returns = 0;          // the x-delivery-count header (quorum queues); 0 likewise
+    std::optional<ScheduledFire> fire;  // both schedule headers, when texts
     MessageBody body;
 };
 

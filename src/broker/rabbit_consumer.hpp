@@ -62,6 +62,9 @@ public:
     }
     std::uint32_t lost_runs() const override { return delivery_.lost_runs; }
     std::uint32_t broker_returns() const override { return delivery_.returns; }
+    const ScheduledFire *fire() const override {
+        return delivery_.fire ? &*delivery_.fire : nullptr;
+    }
     bool stale() const override { return delivery_.generation != subscription_->generation.load(); }
     bool publishing_blocked() const override;
     void set_aside() override;

@@ -23,6 +23,10 @@ std::vector<PublishOutcome> MemoryBackend::publish(EnvelopeRefs envelopes,
     return broker_->publish(envelopes, delay);
 }
 
+PublishOutcome MemoryBackend::publish_fire(const Envelope &envelope, ScheduledFire fire) {
+    return broker_->publish_fire(envelope, std::move(fire));
+}
+
 std::unique_ptr<Consumer> MemoryBackend::consume(const std::vector<std::string> &queues,
                                                  std::shared_ptr<ConsumerObserver> observer) {
     return std::make_unique<MemoryConsumer>(broker_, broker_->subscribe(queues),

@@ -41,6 +41,8 @@ public:
     // (else Error(QY_ERR_INVALID_ARGUMENT, "delay")); it is exact, and zero is immediate.
     std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                         std::optional<std::chrono::nanoseconds> delay) override;
+    // A schedule's fire, at once: the job, marked as its headers mark it on RabbitMQ.
+    PublishOutcome publish_fire(const Envelope &envelope, ScheduledFire fire);
     using Backend::consume;
     // Every queue must have been declared (else Error(QY_ERR_INVALID_ARGUMENT, "queue")).
     // At most prefetch unsettled deliveries per queue and consumer (0: no limit); the

@@ -16,6 +16,13 @@ constexpr std::int64_t max_message_ttl_ms = 4294967295;
 
 Error closed_error() { return Error(QY_ERR_CLOSED, "", "the memory backend was closed"); }
 
+// What a mandatory publish to a missing queue gets back on RabbitMQ: basic.return.
+PublishOutcome unroutable(const Envelope &envelope) {
+    return {QY_ERR_UNROUTABLE, "publish of message " + envelope.job_id +
+                                   " was returned: 312 NO_ROUTE: there is no queue '" +
+                                   envelope.queue + "' (declare it first)"};
+}
+
 // The entry of a queue that must exist, as a passive declare finds it (const or not).
 template <typename Queues>
 auto &existing(Queues &queues, const std::string &queue) {
@@ -166,14 +173,20 @@ std::vector<PublishOutcome> MemoryBroker::publish(EnvelopeRefs envelopes,
             holds_.add(now + *delay, envelope.queue, std::move(messages[i]));
             timer_wake_.notify_one();
         } else if (!route_locked(envelope.queue, std::move(messages[i]), now)) {
-            // What a mandatory publish to a missing queue gets back: basic.return.
-            outcomes[i] = {QY_ERR_UNROUTABLE,
-                           "publish of message " + envelope.job_id +
-                               " was returned: 312 NO_ROUTE: there is no queue '" + envelope.queue +
-                               "' (declare it first)"};
+            outcomes[i] = unroutable(envelope);
         }
     }
     return outcomes;
+}
+
+PublishOutcome MemoryBroker::publish_fire(const Envelope &envelope, ScheduledFire fire) {
+    MemoryMessage message = memory_message(envelope);
+    message.fire = std::move(fire);
+    MutexLock lock(mutex_);
+    if (closed_) return {QY_ERR_CLOSED, closed_error().what()};
+    if (!route_locked(envelope.queue, std::move(message), Clock::now()))
+        return unroutable(envelope);
+    return {QY_OK, {}};
 }
 
 QueueCounts MemoryBroker::counts(const std::string &queue) const {

@@ -63,6 +63,8 @@ public:
     QueueConfig config_of(const std::string &queue) const;
     std::vector<PublishOutcome> publish(EnvelopeRefs envelopes,
                                         std::optional<std::chrono::nanoseconds> delay);
+    // A schedule's fire, at once: the job, marked as the fire (Delivery::fire()).
+    PublishOutcome publish_fire(const Envelope &envelope, ScheduledFire fire);
 
     // Throws unless every queue was declared (and at least one is given).
     std::shared_ptr<MemorySubscription> subscribe(const std::vector<std::string> &queues);

@@ -47,6 +47,9 @@ public:
     std::uint32_t broker_returns() const override {
         return lease_->config.type == QueueType::quorum ? lease_->message.returns : 0;
     }
+    const ScheduledFire *fire() const override {
+        return lease_->message.message.fire ? &*lease_->message.message.fire : nullptr;
+    }
     bool stale() const override;
     bool publishing_blocked() const override { return false; }  // nothing blocks it
     void set_aside() override;

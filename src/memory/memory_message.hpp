@@ -4,8 +4,10 @@
 
 #include "../amqp_properties.hpp"
 #include "../envelope.hpp"
+#include "../scheduled_fire.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@ struct MemoryMessage {
     // For a dead letter: the headers its publish to q.dead carries on RabbitMQ
     // (x-death-reason, x-original-queue, x-attempts and the envelope's own).
     std::vector<AmqpHeader> dead_letter_headers{};
+    // Set on a fire as the memory backend's scheduler enqueues it (its headers on RabbitMQ).
+    std::optional<ScheduledFire> fire{};
 };
 
 // Passes envelope through its wire form (encode, then decode), as a publish to RabbitMQ

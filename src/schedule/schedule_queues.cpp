@@ -19,17 +19,25 @@ void add_schedule_headers(AmqpProperties &props, std::string_view name, FireTime
     props.headers.push_back({std::string(fire_time_header), rfc3339_utc(time)});
 }
 
-}  // namespace
-
-std::string leader_queue_name(std::string_view group) {
-    std::string name = "queuey.schedule.leader";
+std::string group_queue_name(std::string name, std::string_view group) {
     if (!group.empty()) (name += '.') += group;
     return name;
 }
 
+}  // namespace
+
+std::string leader_queue_name(std::string_view group) {
+    return group_queue_name("queuey.schedule.leader", group);
+}
+
+std::string definitions_queue_name(std::string_view group) {
+    return group_queue_name("queuey.schedule.definitions", group);
+}
+
 void check_scheduler_group(std::string_view group) {
     check_name_argument("group", group, true);
-    if (const std::size_t length = leader_queue_name(group).size(); length > 255)
+    // The longest of the group's queue names.
+    if (const std::size_t length = definitions_queue_name(group).size(); length > 255)
         throw Error(QY_ERR_INVALID_ARGUMENT, "group",
                     std::to_string(group.size()) + " bytes: at most " +
                         std::to_string(group.size() - (length - 255)));
@@ -39,6 +47,10 @@ QueueSpec leader_queue_spec(std::string_view group) {
     QueueSpec spec{leader_queue_name(group), true, newest_only()};
     spec.arguments.push_back({"x-single-active-consumer", true});
     return spec;
+}
+
+QueueSpec definitions_queue_spec(std::string_view group) {
+    return {definitions_queue_name(group), true, newest_only()};
 }
 
 std::string record_queue_name(std::string_view schedule_name) {

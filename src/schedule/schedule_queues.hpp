@@ -1,6 +1,7 @@
 // The broker side of the cluster's one scheduler (docs/scheduling.md): the election queue
-// whose single active consumer leads, the record queue of each schedule that holds its
-// last fire, and the headers that make a fire its own record.
+// whose single active consumer leads, the definitions queue that holds the leader's
+// schedules, the record queue of each schedule that holds its last fire, and the headers
+// that make a fire its own record.
 #pragma once
 
 #include "../amqp_properties.hpp"
@@ -22,21 +23,23 @@ namespace queuey {
 // connects, and a lost token is replaced by the next that connects.
 std::string leader_queue_name(std::string_view group);
 // Throws Error(QY_ERR_INVALID_ARGUMENT, "group") for a group that makes no queue name
-// (not UTF-8, a NUL, a name longer than 255 bytes).
+// (not UTF-8, a NUL, a definitions queue name longer than 255 bytes).
 void check_scheduler_group(std::string_view group);
 QueueSpec leader_queue_spec(std::string_view group);
+
+// "queuey.schedule.definitions[.{group}]": the newest message routed to it is what the
+// group's leader fires (schedule_definitions.hpp), written by each new leader
+// (x-max-length 1, drop-head).
+std::string definitions_queue_name(std::string_view group);
+QueueSpec definitions_queue_spec(std::string_view group);
 
 // "queuey.schedule.record.{name}": the newest message routed to it is the record
 // (x-max-length 1, drop-head): a fire (routed there by BCC) or a record of fires skipped.
 std::string record_queue_name(std::string_view schedule_name);
 QueueSpec record_queue_spec(std::string_view schedule_name);
 
-// On fires and records, kept in both queues: the schedule's name, and the fire time (a
-// record of skipped fires: the time up to which fires were accounted for) as RFC 3339
-// UTC. Rust workers read only the body: the headers change nothing for them.
-inline constexpr std::string_view schedule_header = "x-queuey-schedule";
-inline constexpr std::string_view fire_time_header = "x-queuey-fire-time";
-
+// On fires and records, kept in both queues: schedule_header and fire_time_header
+// (amqp_properties.hpp).
 // A fire's properties: the envelope's, and the two headers.
 AmqpProperties fire_properties(const Envelope &fire, std::string_view schedule_name, FireTime time);
 // A record of the fires up to `accounted_to` (skipped ones: nothing was enqueued).

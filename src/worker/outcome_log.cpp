@@ -33,6 +33,10 @@ void log_settled(const Logger &logger, const SettleAction &action, const Envelop
             logger.error(job() + " dead-lettered to " + dead_letter_queue_name(envelope.queue) +
                          " at attempt " + std::to_string(envelope.attempt) + ": " + action.reason);
             return;
+        case SettleAction::Kind::drop_duplicate:
+            logger.warn(job() + " is a second copy of " + action.reason +
+                        ", which this worker ran already: dropped, not run");
+            return;
         case SettleAction::Kind::ack:
         case SettleAction::Kind::defer:
         case SettleAction::Kind::requeue_lost: return;

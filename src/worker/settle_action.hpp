@@ -13,7 +13,8 @@
 namespace queuey {
 
 struct SettleAction {
-    enum class Kind { ack, retry, defer, dead_letter, requeue_lost };
+    // drop_duplicate: an ack, of a second copy of a fire that is not run (settled_fires.hpp).
+    enum class Kind { ack, retry, defer, dead_letter, requeue_lost, drop_duplicate };
 
     Kind kind = Kind::ack;
     // The worker's counter of this outcome, counted once the settle went through (none
@@ -21,7 +22,8 @@ struct SettleAction {
     std::atomic<std::uint64_t> *counter = nullptr;
     Envelope next{};                    // retry, defer: the successor
     std::chrono::nanoseconds delay{0};  // retry, defer: its hold
-    std::string reason{};               // dead_letter; retry: the failure it follows
+    // dead_letter; retry: the failure it follows; drop_duplicate: which fire it is
+    std::string reason{};
     // dead_letter: its x-exception (empty: none); retry: the same, kept for the dead
     // letter that a refused hold turns it into.
     std::string exception{};
@@ -38,6 +40,7 @@ struct SettleAction {
             case Kind::defer: return "deferral";
             case Kind::dead_letter: return "dead-letter";
             case Kind::requeue_lost: return "requeue";
+            case Kind::drop_duplicate: return "drop";
         }
         return "settle";
     }

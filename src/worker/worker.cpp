@@ -207,6 +207,17 @@ void Worker::handle(std::shared_ptr<Delivery> delivery) {
         give_back(std::move(delivery));
         return;
     }
+    // A redelivered fire is not a second copy: it is this one, maybe never run.
+    if (const ScheduledFire *fire = delivery->fire();
+        fire && !delivery->redelivered() &&
+        settled_fires_.contains(envelope.job_id, std::chrono::steady_clock::now())) {
+        settle(std::move(delivery),
+               SettleAction{
+                   .kind = SettleAction::Kind::drop_duplicate,
+                   .counter = &counters_.duplicate_fires,
+                   .reason = "fire " + fire->fire_time + " of schedule `" + fire->schedule + "`"});
+        return;
+    }
     if (registration == nullptr) {
         SettleAction action =
             dead_letter(envelope, {"no handler for job type `" + envelope.job_type + "`"},
@@ -460,6 +471,7 @@ std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {
                 delivery.dead_letter(DeadLetterCause{action.reason, action.exception});
                 break;
             case SettleAction::Kind::requeue_lost: delivery.requeue_lost(action.lost_runs); break;
+            case SettleAction::Kind::drop_duplicate: delivery.ack(); break;
         }
     } catch (const Error &error) {
         ++counters_.settle_failures;
@@ -482,6 +494,9 @@ std::optional<Error> Worker::perform(Delivery &delivery, SettleAction &action) {
         return Error(QY_ERR_INTERNAL, "", error.what());
     }
     if (action.counter) ++*action.counter;
+    // Accounted for (run, or dropped as a copy): a copy of it from now on is a duplicate.
+    if (delivery.fire() && action.kind != SettleAction::Kind::requeue_lost)
+        settled_fires_.add(delivery.envelope().job_id, std::chrono::steady_clock::now());
     count_outcome(delivery, action);
     log_settled(options_.logger, action, delivery.envelope());
     return std::nullopt;
@@ -505,7 +520,8 @@ void Worker::count_outcome(const Delivery &delivery, const SettleAction &action)
             case SettleAction::Kind::retry: outcome = JobMetricOutcome::retried; break;
             case SettleAction::Kind::defer: outcome = JobMetricOutcome::deferred; break;
             case SettleAction::Kind::dead_letter: outcome = JobMetricOutcome::dead_lettered; break;
-            case SettleAction::Kind::requeue_lost: return;  // no run ended: it runs again
+            case SettleAction::Kind::requeue_lost: return;    // no run ended: it runs again
+            case SettleAction::Kind::drop_duplicate: return;  // not run
         }
     }
     job_metrics_.count(delivery.queue().name, job_type_label(delivery.envelope()), outcome);

@@ -11,6 +11,7 @@
 #include "job_metrics.hpp"
 #include "parked_deliveries.hpp"
 #include "settle_action.hpp"
+#include "settled_fires.hpp"
 #include "worker_counters.hpp"
 
 #include <atomic>
@@ -53,6 +54,12 @@ struct WorkerOptions {
 // The job_type label of the jobs whose type has no handler: their types come from the
 // producers, and a label per unknown type could grow without bound.
 inline constexpr std::string_view unregistered_job_type_label = "(no handler)";
+
+// How long, and for how many fires at most, a worker remembers the fires it settled, to
+// drop a second copy (settled_fires.hpp): a second leader fires within seconds of the
+// first, and a day of a one-second schedule is 86,400 ids of a few dozen bytes each.
+inline constexpr std::chrono::hours duplicate_fire_window{1};
+inline constexpr std::size_t duplicate_fire_capacity = 100'000;
 
 class Worker {
 public:
@@ -156,6 +163,7 @@ private:
     std::vector<std::shared_ptr<RunningJob>> running_jobs_ QY_GUARDED_BY(mutex_);
 
     ParkedDeliveries parked_;  // thread-safe itself
+    SettledFires settled_fires_{duplicate_fire_window, duplicate_fire_capacity};  // likewise
 };
 
 }  // namespace queuey

@@ -89,7 +89,7 @@ TEST(CApiScheduler, WhatCannotRunIsRefusedWithItsField) {
     status = qy_scheduler_options_set_group(options.get(), std::string(250, 'g').c_str(), &raw);
     err.reset(raw);
     EXPECT_TRUE(
-        failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "250 bytes: at most 232", "group"));
+        failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "250 bytes: at most 227", "group"));
     status = qy_scheduler_options_set_group(options.get(), "\xff", &raw);
     err.reset(raw);
     EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "", "group"));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,23 @@ struct Header {
         frame.payload.properties.decoded = &properties;
     }
     void add_count(const char *name, std::int32_t value) {
-        amqp_table_entry_t entry{};
-        entry.key = amqp_cstring_bytes(name);
-        entry.value.kind = AMQP_FIELD_KIND_I32;
-        entry.value.value.i32 = value;
-        headers.push_back(entry);
+        amqp_field_value_t field{};
+        field.kind = AMQP_FIELD_KIND_I32;
+        field.value.i32 = value;
+        add(name, field);
+    }
+    // text must outlive the frame's reading.
+    void add_text(const char *name, const std::string &text,
+                  std::uint8_t kind = AMQP_FIELD_KIND_UTF8) {
+        amqp_field_value_t field{};
+        field.kind = kind;
+        field.value.bytes = bytes_of(text);
+        add(name, field);
+    }
+
+private:
+    void add(const char *name, const amqp_field_value_t &value) {
+        headers.push_back({amqp_cstring_bytes(name), value});
         properties._flags |= AMQP_BASIC_HEADERS_FLAG;
         properties.headers = {static_cast<int>(headers.size()), headers.data()};
     }
@@ -85,6 +98,42 @@ TEST(ArrivingContents, AnEmptyBodyIsCompleteAtItsHeader) {
     ASSERT_TRUE(delivery);
     EXPECT_EQ(delivery->body.size(), 0u);
     EXPECT_EQ(delivery->lost_runs, 0u);  // no headers: no counts
+}
+
+TEST(ArrivingContents, AFiresTwoScheduleHeadersAreCopiedOut) {
+    ArrivingContents arriving;
+    arriving.delivered(deliver(1, 1));
+    Header header(1, 0);
+    std::string schedule = "nightly", time = "2026-12-07T02:00:00Z";
+    header.add_text("x-queuey-schedule", schedule);
+    header.add_text("x-queuey-fire-time", time);
+    const auto delivery = arriving.content(header.frame);
+    schedule.assign(schedule.size(), '#');  // the frame's memory is reused
+    time.assign(time.size(), '#');
+    ASSERT_TRUE(delivery);
+    ASSERT_TRUE(delivery->fire);
+    EXPECT_EQ(*delivery->fire, (queuey::ScheduledFire{"nightly", "2026-12-07T02:00:00Z"}));
+}
+
+TEST(ArrivingContents, OneScheduleHeaderOrOneOfAnotherTypeMakesNoFire) {
+    const std::string schedule = "nightly", time = "2026-12-07T02:00:00Z";
+    const auto fire_of = [](const std::function<void(Header &)> &add) {
+        ArrivingContents arriving;
+        arriving.delivered(deliver(1, 1));
+        Header header(1, 0);
+        add(header);
+        return arriving.content(header.frame).value().fire;
+    };
+    EXPECT_FALSE(fire_of([&](Header &h) { h.add_text("x-queuey-schedule", schedule); }));
+    EXPECT_FALSE(fire_of([&](Header &h) { h.add_text("x-queuey-fire-time", time); }));
+    EXPECT_FALSE(fire_of([&](Header &h) {
+        h.add_text("x-queuey-schedule", schedule);
+        h.add_text("x-queuey-fire-time", time, AMQP_FIELD_KIND_BYTES);
+    }));
+    EXPECT_FALSE(fire_of([&](Header &h) {
+        h.add_text("x-queuey-schedule", schedule);
+        h.add_count("x-queuey-fire-time", 7);
+    }));
 }
 
 TEST(ArrivingContents, ChannelsInterleaveEachWithItsOwnContent) {

@@ -43,8 +43,9 @@ TEST(CppCounter, MapsOntoQyCounter) {
         {Counter::dead_lettered_malformed, QY_COUNTER_DEAD_LETTERED_MALFORMED},
         {Counter::dropped_malformed, QY_COUNTER_DROPPED_MALFORMED},
         {Counter::parked, QY_COUNTER_PARKED},
+        {Counter::duplicate_fires, QY_COUNTER_DUPLICATE_FIRES},
     };
-    EXPECT_EQ(std::size(pairs), 15u);  // every qy_counter of this version
+    EXPECT_EQ(std::size(pairs), 16u);  // every qy_counter of this version
     for (const auto &[cpp, c] : pairs) EXPECT_EQ(static_cast<int>(cpp), static_cast<int>(c));
 }
 

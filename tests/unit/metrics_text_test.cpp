@@ -36,6 +36,7 @@ WorkerMetrics small_case() {
     metrics.counters.settle_failures = 9;
     metrics.counters.in_flight = 10;
     metrics.counters.parked = 11;
+    metrics.counters.duplicate_fires = 13;
     return metrics;
 }
 
@@ -80,6 +81,9 @@ queuey_worker_dead_lettered_total{reason="lost"} 5
 # TYPE queuey_worker_malformed_total counter
 queuey_worker_malformed_total{action="dead_lettered"} 6
 queuey_worker_malformed_total{action="dropped"} 7
+# HELP queuey_worker_duplicate_fires_total Second copies of a schedule's fire that the worker dropped without running them (it had run the fire already).
+# TYPE queuey_worker_duplicate_fires_total counter
+queuey_worker_duplicate_fires_total 13
 # HELP queuey_worker_lost_runs_total Redelivered jobs taken as lost runs (their worker may have been lost while running them).
 # TYPE queuey_worker_lost_runs_total counter
 queuey_worker_lost_runs_total 8

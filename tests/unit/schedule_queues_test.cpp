@@ -1,6 +1,7 @@
 // The broker side of the scheduler without a broker: queue names and arguments, the
 // headers that make a fire its own record, and the strict reading of a record's time.
 #include "schedule/schedule_queues.hpp"
+#include "error.hpp"
 #include "schedule/fire_id.hpp"
 
 #include <gtest/gtest.h>
@@ -24,6 +25,29 @@ TEST(ScheduleQueues, TheElectionQueueHasOneActiveConsumerAndKeepsOneTokenWaiting
                                               {"x-overflow", std::string("drop-head")},
                                               {"x-single-active-consumer", true}};
     EXPECT_EQ(spec.arguments, expected);
+}
+
+TEST(ScheduleQueues, TheDefinitionsQueueKeepsTheNewestLeadersOnly) {
+    EXPECT_EQ(definitions_queue_name(""), "queuey.schedule.definitions");
+    const QueueSpec spec = definitions_queue_spec("billing");
+    EXPECT_EQ(spec.name, "queuey.schedule.definitions.billing");
+    EXPECT_TRUE(spec.durable);
+    const std::vector<QueueArgument> expected{{"x-max-length", std::int64_t{1}},
+                                              {"x-overflow", std::string("drop-head")}};
+    EXPECT_EQ(spec.arguments, expected);
+}
+
+TEST(ScheduleQueues, AGroupIsAsLongAsItsLongestQueueNameAllows) {
+    // "queuey.schedule.definitions." is 28 bytes: 227 are left of 255.
+    EXPECT_NO_THROW(check_scheduler_group(std::string(227, 'g')));
+    try {
+        check_scheduler_group(std::string(228, 'g'));
+        ADD_FAILURE() << "a group of 228 bytes was taken";
+    } catch (const Error &error) {
+        EXPECT_EQ(error.field(), "group");
+        EXPECT_NE(std::string(error.what()).find("228 bytes: at most 227"), std::string::npos)
+            << error.what();
+    }
 }
 
 TEST(ScheduleQueues, ARecordQueueKeepsTheNewestMessageOnly) {

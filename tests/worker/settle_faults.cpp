@@ -55,6 +55,7 @@ public:
     std::uint32_t lost_runs() const override { return inner_->lost_runs(); }
     bool cut_by_consumer_timeout() const override { return inner_->cut_by_consumer_timeout(); }
     std::uint32_t broker_returns() const override { return inner_->broker_returns(); }
+    const ScheduledFire *fire() const override { return inner_->fire(); }
     bool stale() const override { return inner_->stale(); }
     bool publishing_blocked() const override {
         return faults_->publishing_blocked() || inner_->publishing_blocked();

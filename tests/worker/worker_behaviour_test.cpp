@@ -70,6 +70,7 @@ void expect_counters(const WorkerCounters &actual, const WorkerCounters &expecte
     QY_EXPECT_COUNTER(dead_lettered_malformed);
     QY_EXPECT_COUNTER(dropped_malformed);
     QY_EXPECT_COUNTER(parked);
+    QY_EXPECT_COUNTER(duplicate_fires);
 #undef QY_EXPECT_COUNTER
 }
 
@@ -673,6 +674,66 @@ TEST_P(WorkerBehaviour, MalformedBodyThatCannotBeCopiedIsDroppedCountedAndLogged
     EXPECT_NE(logged[0].find("NO_ROUTE"), std::string::npos)
         << "why the copy failed: " << logged[0];
     EXPECT_NE(logged[0].find(q.name), std::string::npos) << logged[0];
+}
+
+// ---- schedule fires (docs/scheduling.md, duplicate fires) ------------------------------
+
+const queuey::ScheduledFire a_fire{"wt.every-minute", "2026-12-07T10:15:00Z"};
+
+TEST_P(WorkerBehaviour, ASecondCopyOfAFireIsDroppedCountedAndLogged) {
+    const QueueConfig q = declare();
+    Warnings warnings;
+    Runs runs;
+    const Recorded recorded = succeeding_worker_recording(q, runs, warnings);
+    Worker &worker = recorded.worker;  // not a structured binding: lambdas capture it
+    const queuey::Logger &logger = recorded.logger;
+    const Envelope fire = Envelope::create(job_type, q.name, R"({"n":1})");
+    under_->publish_fire(fire, a_fire);
+    WorkerThread &thread = start(worker);
+    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }));
+    under_->publish_fire(fire, a_fire);  // what a second leader would send
+    EXPECT_TRUE(wait_until([&] { return worker.counters().duplicate_fires == 1; }));
+    std::this_thread::sleep_for(quiet_window);
+    thread.stop();
+    logger.stop();
+
+    EXPECT_EQ(runs.of(fire.job_id).size(), 1u) << "the second copy ran";
+    EXPECT_EQ(under_->ready_count(q.name), 0u) << "the second copy was not acknowledged";
+    EXPECT_TRUE(under_->dead_letters(q.name).empty());
+    expect_counters(worker.counters(), {.succeeded = 1, .duplicate_fires = 1});
+    const auto logged = warnings.containing("second copy");
+    ASSERT_EQ(logged.size(), 1u);
+    EXPECT_EQ(logged[0], "job " + fire.job_id + " (type `" + job_type + "`, queue " + q.name +
+                             ") is a second copy of fire 2026-12-07T10:15:00Z of schedule "
+                             "`wt.every-minute`, which this worker ran already: dropped, not run");
+}
+
+TEST_P(WorkerBehaviour, AFiresRetryRunsAndSoDoesAJobSentTwiceThatIsNoFire) {
+    const QueueConfig q = declare();
+    WorkerOptions options = options_for(q);
+    options.default_retry = attempts(2);
+    Worker &worker = make_worker(std::move(options));
+    Runs runs;
+    const Envelope fire = Envelope::create(job_type, q.name, R"({"n":1})");
+    worker.register_handler(
+        job_type, recording(runs, [&fire](const Job &job) {
+            const bool first = job.envelope().job_id == fire.job_id && job.envelope().attempt == 1;
+            return first ? JobOutcome::retryable("once") : JobOutcome::success();
+        }));
+    under_->publish_fire(fire, a_fire);
+    WorkerThread &thread = start(worker);
+    // The retry carries the fire's id but not its headers: it is no second copy.
+    ASSERT_TRUE(wait_until([&] { return worker.counters().succeeded == 1; }));
+    // Neither is a job that is no fire, whatever its id: only fires are compared.
+    const Envelope plain = Envelope::create(job_type, q.name, R"({"n":2})");
+    for (int i = 0; i < 2; ++i) producer_->enqueue(plain);
+    ASSERT_TRUE(wait_until([&] { return runs.of(plain.job_id).size() == 2; }));
+    std::this_thread::sleep_for(quiet_window);
+    thread.stop();
+
+    EXPECT_EQ(runs.of(fire.job_id).size(), 2u) << "attempt 1 and its retry";
+    EXPECT_EQ(runs.of(plain.job_id).size(), 2u);
+    expect_counters(worker.counters(), {.succeeded = 3, .retried = 1});
 }
 
 TEST_P(WorkerBehaviour, HandlerThatThrowsIsARetryableError) {

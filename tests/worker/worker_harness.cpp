@@ -5,6 +5,7 @@
 #include "core_fixture.hpp"
 #include "raw_amqp.hpp"
 
+#include "amqp_properties.hpp"
 #include "broker/rabbit_backend.hpp"
 #include "envelope_codec.hpp"
 #include "memory/memory_backend.hpp"
@@ -74,6 +75,12 @@ public:
     bool remove_dead_letter_queue(const std::string &) override { return false; }
 
     bool close_connection() override { return false; }
+
+    void publish_fire(const queuey::Envelope &envelope,
+                      const queuey::ScheduledFire &fire) override {
+        const queuey::PublishOutcome outcome = backend_->publish_fire(envelope, fire);
+        if (outcome.status != QY_OK) throw std::runtime_error(outcome.message);
+    }
 
     void clean_up() override { backend_->close(); }
 
@@ -160,6 +167,17 @@ public:
 
     bool close_connection() override {
         return queuey_it::close_connections(endpoint_, connection_name_) == 2;  // publish, consume
+    }
+
+    void publish_fire(const queuey::Envelope &envelope,
+                      const queuey::ScheduledFire &fire) override {
+        const std::vector<queuey_it::RawHeader> headers{
+            {std::string(queuey::schedule_header), AMQP_FIELD_KIND_UTF8, fire.schedule},
+            {std::string(queuey::fire_time_header), AMQP_FIELD_KIND_UTF8, fire.fire_time}};
+        std::lock_guard lock(mutex_);
+        if (!raw_.publish(envelope.queue, queuey::encode_envelope(envelope), headers,
+                          envelope.job_id))
+            throw std::runtime_error("publish_fire: the broker nacked the fire");
     }
 
     void clean_up() override {

@@ -84,6 +84,12 @@ public:
     // False where that cannot be done (memory: queues are never removed).
     virtual bool remove_dead_letter_queue(const std::string &queue) = 0;
 
+    // Enqueues envelope in its queue as a schedule's fire: on RabbitMQ with the headers
+    // the scheduler gives a fire (a raw publish); on memory marked as its scheduler marks
+    // one. Throws std::runtime_error when it is not enqueued.
+    virtual void publish_fire(const queuey::Envelope &envelope,
+                              const queuey::ScheduledFire &fire) = 0;
+
     // Closes backend()'s connection from the broker's side (rabbitmqctl close_connection),
     // as a network blip would; it reconnects. False where there is none (memory).
     virtual bool close_connection() = 0;

@@ -194,6 +194,7 @@ typedef enum qy_counter {
     QY_COUNTER_DEAD_LETTERED_MALFORMED = 12,
     QY_COUNTER_DROPPED_MALFORMED = 13,
     QY_COUNTER_PARKED = 14,
+    QY_COUNTER_DUPLICATE_FIRES = 15,
 } qy_counter;
 qy_status qy_worker_new(qy_client *client, const char *const *queues, size_t queue_count, qy_worker **out, qy_error **err);
 void qy_worker_free(qy_worker *worker);

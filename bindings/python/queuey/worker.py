@@ -55,6 +55,7 @@ class Counter(enum.IntEnum):
     DEAD_LETTERED_MALFORMED = 12
     DROPPED_MALFORMED = 13
     PARKED = 14
+    DUPLICATE_FIRES = 15
 
 
 def _message(text: str) -> bytes:
