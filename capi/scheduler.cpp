@@ -1,8 +1,10 @@
-// qy_scheduler_*: the cluster's one scheduler (src/schedule/scheduler.hpp) and its options.
+// qy_scheduler_*: the cluster's one scheduler (src/schedule/scheduler.hpp) and its options;
+// qy_client_list_schedules: what the schedulers of a group fire.
 #include "guard.hpp"
 #include "stderr_log.hpp"
 
 #include "../src/broker/amqp_url.hpp"
+#include "../src/schedule/schedule_listing.hpp"
 #include "../src/schedule/schedule_queues.hpp"
 
 #include <cstring>
@@ -12,6 +14,7 @@ using queuey::capi::guarded;
 using queuey::capi::make_handle;
 using queuey::capi::require;
 using queuey::capi::require_text;
+using queuey::capi::string_copy;
 
 extern "C" {
 
@@ -98,6 +101,22 @@ qy_status qy_scheduler_count(const qy_scheduler *scheduler, qy_scheduler_counter
                                     "is " + std::to_string(value) +
                                         "; QY_SCHEDULER_FIRES (0) to QY_SCHEDULER_FAILURES (4)");
         }
+    });
+}
+
+qy_status qy_client_list_schedules(qy_client *client, const char *group, char **out,
+                                   size_t *out_len, qy_error **err) {
+    if (out != nullptr) *out = nullptr;
+    return guarded(err, [&] {
+        queuey::Backend &backend = *require(client, "client").backend;
+        char *&target = require(out, "out");
+        size_t &length = require(out_len, "out_len");
+        const std::string_view name = group == nullptr ? "" : group;
+        const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+        const std::string json =
+            queuey::listing_json(name, queuey::list_schedules(backend, name, now));
+        target = string_copy(json);
+        length = json.size();
     });
 }
 

@@ -6,6 +6,7 @@
 #include "global_options.hpp"
 #include "peek_command.hpp"
 #include "queues_command.hpp"
+#include "schedule_command.hpp"
 #include "stats_command.hpp"
 #include "usage_error.hpp"
 
@@ -51,6 +52,7 @@ int run(int argc, char **argv) {
     add_dead_command(app, global);
     add_peek_command(app, global);
     add_queues_command(app, global);
+    add_schedule_command(app, global);
 
     try {
         app.parse(argc, argv);

@@ -2,6 +2,7 @@ package queuey_test
 
 import (
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -67,6 +68,8 @@ func TestBrokerSchedulerLeadsAndHandsOver(t *testing.T) {
 	}
 	leader := waitForLeader(t, schedulers[:], 10*time.Second)
 	time.Sleep(2500 * time.Millisecond)
+	client := dial(t, brokerBackend(t))
+	checkListing(t, client, queue)
 	first, _ := schedulers[leader].Counts()
 	schedulers[leader].Close()
 	next := schedulers[1-leader]
@@ -79,7 +82,6 @@ func TestBrokerSchedulerLeadsAndHandsOver(t *testing.T) {
 	if first.Fires < 2 || second.Fires < 2 || first.Leads != 1 || second.Leads != 1 {
 		t.Errorf("counts %+v then %+v: want 2 fires or more and one lead each", first, second)
 	}
-	client := dial(t, brokerBackend(t))
 	counts, err := client.QueueCounts(testContext(t), queue)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +89,31 @@ func TestBrokerSchedulerLeadsAndHandsOver(t *testing.T) {
 	if counts.Ready != first.Fires+second.Fires {
 		t.Errorf("%d jobs in the queue, the schedulers counted %d + %d fires", counts.Ready,
 			first.Fires, second.Fires)
+	}
+}
+
+// checkListing checks what ListSchedules shows of the group (queue) of two schedulers
+// named queue, one of which has fired its schedule (queue, every second) for a while.
+func checkListing(t *testing.T, client *queuey.Client, queue string) {
+	t.Helper()
+	listing, err := client.ListSchedules(testContext(t), queue)
+	if err != nil {
+		t.Fatalf("ListSchedules: %v", err)
+	}
+	if listing.Group != queue || listing.Leader == nil || listing.Leader.Connection != queue ||
+		listing.Leader.PID != int64(os.Getpid()) || listing.Schedulers != 2 {
+		t.Fatalf("listing %+v (leader %+v): want group %s, leader %s (pid %d), 2 schedulers",
+			listing, listing.Leader, queue, queue, os.Getpid())
+	}
+	if len(listing.Schedules) != 1 {
+		t.Fatalf("schedules %+v: want one", listing.Schedules)
+	}
+	ticks := listing.Schedules[0]
+	if ticks.Name != queue || ticks.Queue != queue || ticks.IntervalMS != 1000 ||
+		ticks.Cron != "" || ticks.LastFire == nil || ticks.NextFire == nil ||
+		!ticks.NextFire.After(*ticks.LastFire) {
+		t.Errorf("schedule %+v: want %s into %s every 1000 ms, a last fire and a later next",
+			ticks, queue, queue)
 	}
 }
 

@@ -1434,6 +1434,26 @@ typedef enum qy_scheduler_counter {
 QY_API qy_status qy_scheduler_count(const qy_scheduler *scheduler, qy_scheduler_counter counter,
                                     uint64_t *out, qy_error **err);
 
+/**
+ * What the schedulers of group (NULL or "": the default group) fire, as their newest
+ * leader published it when it took the lead, read from the broker with nothing consumed
+ * (what `queuey schedule list` shows). *out receives one JSON object, freed with
+ * qy_string_free(), *out_len its length:
+ *   {"group":"","leader":{"connection":"billing-1","host":"web-3","pid":4242,
+ *    "since":"2026-12-08T02:00:00Z"},"schedulers":3,
+ *    "schedules":[{"name":"nightly","queue":"reports","job_type":"report.build",
+ *    "payload":"{\"full\":true}","cron":"0 2 * * *","time_zone":"UTC","missed":"skip",
+ *    "last_fire":"2026-12-08T02:00:00Z","next_fire":"2026-12-09T02:00:00Z"}]}
+ * leader is null and schedules empty before any scheduler led; schedulers counts those
+ * standing in the election now (0: none runs, and leader is the last one); an interval
+ * schedule has "interval_ms" instead of "cron" and "time_zone"; "catch_up" adds
+ * "catch_up_at_most"; last_fire is null before the first fire, next_fire null when the
+ * schedule fires no more. Errors: QY_ERR_INVALID_ARGUMENT (field "group"), the broker's
+ * errors, QY_ERR_BAD_JSON when the published definitions do not read. @since 0.3.0
+ */
+QY_API qy_status qy_client_list_schedules(qy_client *client, const char *group, char **out,
+                                          size_t *out_len, qy_error **err);
+
 #ifdef __cplusplus
 }
 #endif

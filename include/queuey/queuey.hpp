@@ -460,6 +460,10 @@ public:
                &counts.consumers);
         return counts;
     }
+    /** What the schedulers of group ("" the default) fire, as JSON (qy_client_list_schedules()). */
+    std::string list_schedules(std::string_view group = {}) {
+        return detail::text_of(qy_client_list_schedules, get(), std::string(group).c_str());
+    }
     /** visit(const MessageView &) returns true to go on; what it throws stops the browse and
         comes out here. Nothing is removed; see qy_client_browse() for what it costs. */
     template <typename F>

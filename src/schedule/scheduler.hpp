@@ -15,6 +15,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,6 +37,9 @@ struct SchedulerOptions {
     // The leader gives its token back and takes it again this often, well inside the
     // broker's consumer timeout (30 min by default), which would otherwise take it.
     std::chrono::milliseconds token_renewal{std::chrono::minutes{10}};
+    // How often a scheduler that does not lead reads the leader's definitions, to log how
+    // its own differ (once per difference); also when it joins the election.
+    std::chrono::milliseconds definitions_check{std::chrono::minutes{1}};
 };
 
 // What this process did as leader; every field only grows.
@@ -51,6 +56,9 @@ struct SchedulerState {
     std::atomic<bool> stopping{false};
     std::atomic<bool> leading{false};
     std::atomic<std::uint64_t> fires{0}, skipped{0}, caught_up{0}, leads{0}, failures{0};
+    // The differences from a leader's definitions logged so far (the scheduler's thread
+    // only): each is logged once for the process's life.
+    std::set<std::string> logged_differences;
 };
 
 class Scheduler {

@@ -4,9 +4,11 @@
 #include "../envelope_codec.hpp"
 #include "fire_id.hpp"
 #include "missed_fires.hpp"
+#include "schedule_definitions.hpp"
 #include "schedule_queues.hpp"
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <set>
@@ -49,6 +51,8 @@ void SchedulerSession::run() {
         if (token_ && records_read_) {
             fire_due(now);
             if (Clock::now() - token_since_ >= options_.token_renewal) renew_token();
+        } else if (Clock::now() - definitions_checked_ >= options_.definitions_check) {
+            check_definitions();
         }
         pump(token_ ? until_next_fire() : longest_nap);
     }
@@ -59,6 +63,7 @@ void SchedulerSession::join_election() {
     session_.open_channel(work_channel);
     session_.confirm_select(work_channel);
     session_.declare_queue(work_channel, leader_queue_spec(options_.group));
+    session_.declare_queue(work_channel, definitions_queue_spec(options_.group));
     // A token of its own: the queue keeps one waiting whatever the number of candidates,
     // and one that was lost (a broker that lost the queue) is replaced here.
     AmqpProperties token;
@@ -70,6 +75,7 @@ void SchedulerSession::join_election() {
     session_.qos(election_channel, 1);
     session_.consume(election_channel, leader_queue_name(options_.group),
                      std::string(token_consumer_tag));
+    check_definitions();
 }
 
 void SchedulerSession::pump(milliseconds timeout) {
@@ -167,7 +173,43 @@ void SchedulerSession::take_lead() {
     // Every record goes back before anything is published: a record taken and not
     // returned would come back after the new one.
     session_.requeue_unacknowledged(work_channel);
+    publish_definitions();
     records_read_ = true;
+}
+
+void SchedulerSession::publish_definitions() {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    const LeaderIdentity identity{options_.session.connection_name, host, ::getpid(),
+                                  fire_clock_now()};
+    const std::string body = encode_definitions(identity, options_.schedules);
+    session_.publish(work_channel, definitions_queue_name(options_.group), AmqpProperties{},
+                     BodyParts(body));
+    session_.flush_publishes();  // body stays until here
+    await_confirm(++published_, "the definitions");
+}
+
+void SchedulerSession::check_definitions() {
+    definitions_checked_ = Clock::now();
+    // The newest leader's: a requeue may briefly leave two messages.
+    std::optional<PublishedDefinitions> newest;
+    while (const auto message =
+               session_.get(work_channel, definitions_queue_name(options_.group))) {
+        try {
+            PublishedDefinitions read = decode_definitions(message->body);
+            if (!newest || read.leader.since >= newest->leader.since) newest = std::move(read);
+        } catch (const Error &error) {
+            const std::string line = "scheduler: the leader's definitions in " +
+                                     definitions_queue_name(options_.group) +
+                                     " do not read: " + error.what();
+            if (state_.logged_differences.insert(line).second) options_.logger.warn(line);
+        }
+    }
+    session_.requeue_unacknowledged(work_channel);
+    if (!newest) return;
+    for (const std::string &difference : definition_differences(options_.schedules, *newest))
+        if (state_.logged_differences.insert(difference).second)
+            options_.logger.warn("scheduler: " + difference);
 }
 
 std::optional<FireTime> SchedulerSession::read_record(const std::string &record_queue) {

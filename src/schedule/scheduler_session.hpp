@@ -42,6 +42,9 @@ private:
     // the records, and reads where each schedule stopped.
     void take_lead();
     std::optional<FireTime> read_record(const std::string &record_queue);
+    // The leader publishes what it fires; the others read it and log how theirs differ.
+    void publish_definitions();
+    void check_definitions();
     void fire_due(FireTime now);
     // One fire and its record; fire_due then moves the lead's accounted_to past it.
     void enqueue(const Schedule &schedule, FireTime fire, FireTime now);
@@ -59,6 +62,7 @@ private:
     bool records_read_ = false;  // on this connection: the leads are current
     std::optional<std::uint64_t> token_;
     Clock::time_point token_since_;
+    Clock::time_point definitions_checked_;
     std::uint64_t published_ = 0;  // publishes on the work channel (confirm numbers)
     std::uint64_t confirmed_ = 0;  // every publish up to it is confirmed
     std::uint64_t refused_ = 0;    // the last publish the broker nacked

@@ -1,8 +1,10 @@
 // qy_scheduler_*: what the C surface refuses, without a broker (a scheduler whose broker
-// cannot be reached keeps trying in its thread and is freed at once). The election on a
-// real broker: tests/integration/capi_scheduler_test.cpp.
+// cannot be reached keeps trying in its thread and is freed at once); the listing of a
+// group where no scheduler ran. The election on a real broker:
+// tests/integration/capi_scheduler_test.cpp.
 #include "capi_test.hpp"
 #include "enum_out_of_range.h"
+#include "memory_worker.hpp"
 
 #include <queuey/queuey.h>
 
@@ -118,6 +120,39 @@ TEST(CApiScheduler, ACounterOutsideTheEnumIsRefused) {
     err.reset(raw);
     EXPECT_TRUE(
         failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "out must not be NULL", nullptr));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CApiScheduler, AListingWhereNoSchedulerRanIsEmptyAndBadArgumentsAreRefused) {
+    const qyt::Client client = qyt::memory_client("q");
+    ASSERT_TRUE(client);
+    char *json = nullptr;
+    size_t length = 0;
+    ASSERT_EQ(qy_client_list_schedules(client.get(), nullptr, &json, &length, nullptr), QY_OK);
+    const std::string listing(json, length);
+    qy_string_free(json);
+    EXPECT_EQ(listing, R"({"group":"","leader":null,"schedulers":0,"schedules":[]})");
+    ASSERT_EQ(qy_client_list_schedules(client.get(), "billing", &json, &length, nullptr), QY_OK);
+    EXPECT_EQ(std::string(json, length),
+              R"({"group":"billing","leader":null,"schedulers":0,"schedules":[]})");
+    qy_string_free(json);
+
+    qy_error *raw = nullptr;
+    qy_status status = qy_client_list_schedules(client.get(), "\xff", &json, &length, &raw);
+    Error err(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "", "group"));
+    EXPECT_EQ(json, nullptr);
+    status = qy_client_list_schedules(client.get(), nullptr, nullptr, &length, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(
+        failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "out must not be NULL", nullptr));
+    status = qy_client_list_schedules(nullptr, nullptr, &json, &length, &raw);
+    err.reset(raw);
+    EXPECT_TRUE(failed_with(status, err.get(), QY_ERR_INVALID_ARGUMENT, "client must not be NULL",
+                            nullptr));
 }
 
 }  // namespace

@@ -82,6 +82,14 @@ def counting_worker() -> str:
                           str(REPO / "build" / "tests" / "cli" / "counting_worker"))
 
 
+@pytest.fixture(scope="session")
+def tick_scheduler() -> str:
+    """The path of tests/cli/tick_scheduler, a queuey scheduler of one schedule that fires
+    every second (the C API)."""
+    return os.environ.get("QUEUEY_TICK_SCHEDULER",
+                          str(REPO / "build" / "tests" / "cli" / "tick_scheduler"))
+
+
 class Amqp:
     """The broker seen with Debian's amqp-tools, not with queuey."""
 

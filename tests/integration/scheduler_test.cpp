@@ -6,11 +6,16 @@
 #include "core_fixture.hpp"
 
 #include "schedule/fire_id.hpp"
+#include "schedule/schedule_definitions.hpp"
 #include "schedule/schedule_queues.hpp"
 #include "schedule/scheduler.hpp"
 
+#include <unistd.h>
+
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 
 namespace queuey_it {
@@ -27,21 +32,23 @@ protected:
         queue_ = declare_queue({}, "fires").name;
         group_ = unique_name("group");
         delete_after(queuey::leader_queue_name(group_));
+        delete_after(queuey::definitions_queue_name(group_));
     }
 
-    queuey::Schedule every_second(const std::string &name) {
+    queuey::Schedule every_second(const std::string &name, milliseconds interval = seconds{1}) {
         queuey::ScheduleDefinition definition;
         definition.name = name;
         definition.queue = queue_;
         definition.job_type = "it.tick";
-        definition.interval = seconds{1};
+        definition.interval = interval;
         delete_after(queuey::record_queue_name(name));
         return queuey::Schedule(definition);
     }
 
-    std::unique_ptr<Scheduler> start(const std::string &connection_name,
-                                     const queuey::Schedule &schedule,
-                                     milliseconds token_renewal = minutes{10}) {
+    std::unique_ptr<Scheduler> start(
+        const std::string &connection_name, const queuey::Schedule &schedule,
+        milliseconds token_renewal = minutes{10},
+        const std::function<void(queuey::SchedulerOptions &)> &tweak = {}) {
         queuey::SchedulerOptions options;
         options.urls = {queuey::parse_amqp_url(endpoint().url)};
         options.session.connection_name = connection_name;
@@ -50,6 +57,7 @@ protected:
         options.schedules = {schedule};
         options.group = group_;
         options.token_renewal = token_renewal;
+        if (tweak) tweak(options);
         return std::make_unique<Scheduler>(std::move(options));
     }
 
@@ -97,6 +105,52 @@ TEST_F(SchedulerTest, OneOfThreeLeadsAndEachFireIsEnqueuedOnceWithItsId) {
     EXPECT_EQ(queuey::recorded_time(*last), fires.at(last->message_id));
     EXPECT_EQ(record->next(), std::nullopt);
     for (const auto &[id, time] : fires) EXPECT_LE(time, *queuey::recorded_time(*last));
+}
+
+// The leader publishes what it fires; a scheduler defined otherwise logs each difference
+// once however often it reads them again, and the leader's definitions are what fires.
+TEST_F(SchedulerTest, ASchedulerDefinedOtherwiseLogsEachDifferenceOnce) {
+    const std::string name = unique_name("ticks");
+    const std::string leader_name = unique_name("sched");
+    auto leader = start(leader_name, every_second(name));
+    ASSERT_TRUE(eventually([&] { return leader->counters().fires >= 1; }, seconds{10}));
+    std::mutex mutex;
+    std::vector<std::string> warnings;
+    auto other = start(unique_name("sched"), every_second(name, seconds{2}), minutes{10},
+                       [&](queuey::SchedulerOptions &options) {
+                           options.definitions_check = milliseconds{200};
+                           options.logger = queuey::Logger::dispatching_to(
+                               [&](queuey::LogLevel level, const std::string &line) {
+                                   std::lock_guard lock(mutex);
+                                   if (level == queuey::LogLevel::warn) warnings.push_back(line);
+                               });
+                       });
+    std::this_thread::sleep_for(seconds{2});  // ten reads of the definitions
+    other->stop();
+    leader->stop();
+    {
+        std::lock_guard lock(mutex);
+        ASSERT_EQ(warnings.size(), 1u);
+        EXPECT_EQ(warnings[0], "scheduler: schedule `" + name +
+                                   "` differs from the leader's (connection '" + leader_name +
+                                   "'): fires `every 2000 ms` here, `every 1000 ms` in the "
+                                   "leader's; the leader's fires");
+    }
+    auto browser = backend_->browse(queuey::definitions_queue_name(group_));
+    const auto message = browser->next();
+    ASSERT_TRUE(message);
+    const queuey::PublishedDefinitions published = queuey::decode_definitions(message->body);
+    EXPECT_EQ(published.leader.connection, leader_name);
+    EXPECT_EQ(published.leader.pid, ::getpid());
+    ASSERT_EQ(published.schedules.size(), 1u);
+    EXPECT_EQ(published.schedules[0].interval, seconds{1});
+    EXPECT_EQ(browser->next(), std::nullopt);
+    // Every fire is one second apart: the leader's definition.
+    std::set<FireTime> times;
+    for (const auto &[id, time] : fires_in_queue()) times.insert(time);
+    ASSERT_GE(times.size(), 2u);
+    EXPECT_EQ(duration_cast<seconds>(*times.rbegin() - *times.begin()).count() + 1,
+              static_cast<long long>(times.size()));
 }
 
 // The leader gives its token back (as it does well inside the broker's consumer timeout)

@@ -246,4 +246,5 @@ typedef enum qy_scheduler_counter {
     QY_SCHEDULER_FAILURES = 4,
 } qy_scheduler_counter;
 qy_status qy_scheduler_count(const qy_scheduler *scheduler, qy_scheduler_counter counter, uint64_t *out, qy_error **err);
+qy_status qy_client_list_schedules(qy_client *client, const char *group, char **out, size_t *out_len, qy_error **err);
 """

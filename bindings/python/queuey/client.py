@@ -3,11 +3,12 @@ memory:// backend."""
 from __future__ import annotations
 
 import enum
+import json
 import logging
 from typing import Any, Iterable
 
 from . import _convert, _exit, _log, messages
-from ._ffi import call, check, ffi, lib, new_err
+from ._ffi import call, call_for_bytes, check, ffi, lib, new_err
 from ._handle import Handle
 from .config import QueueConfig
 from .consumer import Consumer
@@ -131,6 +132,19 @@ class Client(Handle):
         call(lib.qy_client_queue_counts, self._p, _convert.text(queue_name, "queue_name"),
              ready, consumers)
         return QueueCounts(ready=int(ready[0]), consumers=int(consumers[0]))
+
+    def list_schedules(self, group: str = "") -> dict[str, Any]:
+        """What the schedulers of group ("": the default group) fire, as their newest
+        leader published it, read from the broker with nothing consumed (what `queuey
+        schedule list` shows): a dict with "group", "leader" (None before any scheduler
+        led; else "connection", "host", "pid", "since"), "schedulers" (those standing in
+        the election now) and "schedules", each with the members of its definition and
+        "last_fire" and "next_fire" (RFC 3339 UTC text or None); qy_client_list_schedules
+        in queuey.h."""
+        text = call_for_bytes(lib.qy_client_list_schedules, self._p,
+                              _convert.text(group, "group"))
+        listing: dict[str, Any] = json.loads(text)
+        return listing
 
     def browse(self, queue_name: str, *, job_ids: Iterable[str] = (), job_type: str | None = None,
                reason_contains: str | None = None,

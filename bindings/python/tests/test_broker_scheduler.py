@@ -1,5 +1,7 @@
 """queuey.Scheduler on a real broker: of two schedulers one leads and fires, and closing
-it hands the lead to the other; the queue holds exactly the fires the two counted."""
+it hands the lead to the other; the queue holds exactly the fires the two counted; the
+listing of a group names its leader and its schedules."""
+import os
 import time
 
 import queuey
@@ -35,3 +37,29 @@ def test_the_leader_fires_and_closing_it_hands_the_lead_on(broker_url, broker, q
     assert first.leads == second.leads == 1
     assert first.fires >= 2 and second.fires >= 2
     assert broker.queue_counts(queue_name).ready == first.fires + second.fires
+
+
+def test_list_schedules_names_the_leader_and_each_schedule(broker_url, broker, queue_name):
+    assert broker.list_schedules(queue_name) == {"group": queue_name, "leader": None,
+                                                 "schedulers": 0, "schedules": []}
+    schedule = queuey.Schedule(queue_name, queue_name, "tick", interval=1,
+                               payload={"n": 1})
+    scheduler = queuey.Scheduler(broker_url, [schedule], group=queue_name,
+                                 connection_name=f"{queue_name}-leader")
+    try:
+        wait_for_leader([scheduler], 10)
+        deadline = time.monotonic() + 10
+        while scheduler.counts().fires == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        listing = broker.list_schedules(queue_name)
+    finally:
+        scheduler.close()
+    assert listing["leader"]["connection"] == f"{queue_name}-leader"
+    assert listing["leader"]["pid"] == os.getpid()
+    assert listing["schedulers"] == 1
+    [ticks] = listing["schedules"]
+    assert (ticks["name"], ticks["queue"], ticks["job_type"], ticks["payload"]) == \
+        (queue_name, queue_name, "tick", '{"n":1}')
+    assert ticks["interval_ms"] == 1000 and ticks["missed"] == "skip"
+    assert ticks["last_fire"] < ticks["next_fire"]  # RFC 3339 UTC text sorts as time
+    assert broker.list_schedules(queue_name)["schedulers"] == 0  # closed: none runs
