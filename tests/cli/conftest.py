@@ -83,11 +83,10 @@ def counting_worker() -> str:
 
 
 @pytest.fixture(scope="session")
-def tick_scheduler() -> str:
-    """The path of tests/cli/tick_scheduler, a queuey scheduler of one schedule that fires
-    every second (the C API)."""
-    return os.environ.get("QUEUEY_TICK_SCHEDULER",
-                          str(REPO / "build" / "tests" / "cli" / "tick_scheduler"))
+def xlang_c() -> str:
+    """The path of tests/xlang/xlang_c, whose `schedule` command runs a queuey scheduler of
+    one schedule that fires every second (the C API)."""
+    return os.environ.get("QUEUEY_XLANG_C", str(REPO / "build" / "tests" / "xlang" / "xlang_c"))
 
 
 class Amqp:

@@ -1,5 +1,5 @@
-"""queuey schedule list against schedulers that run (issue 43): three tick_scheduler
-processes (the C API) in one group elect a leader on the broker; the command shows the
+"""queuey schedule list against schedulers that run (issue 43): three scheduler processes
+(`xlang_c schedule`, the C API) in one group elect a leader on the broker; the command shows the
 leader, the schedule with its last and next fire, and, once the leader is killed with
 SIGKILL, the scheduler that took over."""
 from __future__ import annotations
@@ -46,11 +46,12 @@ def test_schedule_list_with_no_scheduler_says_so(cli, group):
                          "0 schedule(s)\n"
 
 
-def test_schedule_list_shows_the_leader_and_the_one_that_takes_over(cli, broker_url,
-                                                                      tick_scheduler, group):
+def test_schedule_list_shows_the_leader_and_the_one_that_takes_over(cli, broker_url, xlang_c,
+                                                                      group):
     names = [f"{group}-{i}" for i in range(3)]
-    processes = [subprocess.Popen([tick_scheduler, broker_url, group, f"{group}.ticks",
-                                   f"{group}.q", name], stdin=subprocess.PIPE,
+    processes = [subprocess.Popen([xlang_c, "schedule", "--url", broker_url, "--group", group,
+                                   "--name", f"{group}.ticks", "--queue", f"{group}.q",
+                                   "--connection-name", name], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True) for name in names]
     try:
         for process in processes:

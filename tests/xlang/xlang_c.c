@@ -17,10 +17,10 @@ int main(int argc, char **argv) {
         int (*run)(int, char **);
     } commands[] = {
         {"enqueue", xlang_enqueue}, {"work", xlang_work},   {"dead", xlang_dead},
-        {"get", xlang_get},         {"codec", xlang_codec},
+        {"get", xlang_get},         {"codec", xlang_codec}, {"schedule", xlang_schedule},
     };
     for (size_t i = 0; argc > 1 && i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "usage: xlang_c enqueue|work|dead|get|codec ARGS\n");
+    fprintf(stderr, "usage: xlang_c enqueue|work|dead|get|codec|schedule ARGS\n");
     return 1;
 }

@@ -8,5 +8,6 @@ int xlang_work(int argc, char **argv);
 int xlang_dead(int argc, char **argv);
 int xlang_get(int argc, char **argv);
 int xlang_codec(int argc, char **argv);
+int xlang_schedule(int argc, char **argv);
 
 #endif

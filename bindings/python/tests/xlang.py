@@ -4,9 +4,13 @@
     xlang.py enqueue --url URL --queue Q --type T --payload JSON
                      [--after-ms N | --defer-ms N] [--correlation-id C]
     xlang.py work --url URL --queue Q --handled N [--timeout-s S]
+    xlang.py schedule --url URL --group G --name N --queue Q --connection-name C
+                      [--catch-up K]
 
 Both declare Q with the defaults; work retries with a fixed 1000 ms delay, 3 attempts.
-work prints one JSON line per handler invocation and stops after N of them.
+work prints one JSON line per handler invocation and stops after N of them. schedule
+runs a scheduler of one schedule N (a "tick" job into Q every second, catch-up K or skip)
+in group G, prints "started", and when its stdin ends prints its counts as one JSON line.
 """
 from __future__ import annotations
 
@@ -93,6 +97,18 @@ def work(args: argparse.Namespace) -> None:
                            f"{state.handled} of {args.handled} invocations handled")
 
 
+def schedule(args: argparse.Namespace) -> None:
+    ticks = queuey.Schedule(args.name, args.queue, "tick", interval=1, catch_up=args.catch_up)
+    with queuey.Scheduler(args.url, [ticks], group=args.group,
+                          connection_name=args.connection_name) as scheduler:
+        print("started", flush=True)
+        sys.stdin.read()
+        counts = scheduler.counts()
+    print(json.dumps({"fires": counts.fires, "skipped": counts.skipped,
+                      "caught_up": counts.caught_up, "leads": counts.leads,
+                      "failures": counts.failures}), flush=True)
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="queuey xlang CLI (Python)")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -110,13 +126,17 @@ def parse(argv: list[str]) -> argparse.Namespace:
     w.add_argument("--queue", required=True)
     w.add_argument("--handled", type=int, required=True)
     w.add_argument("--timeout-s", type=float, default=60.0)
+    s = commands.add_parser("schedule")
+    for name in ("--url", "--group", "--name", "--queue", "--connection-name"):
+        s.add_argument(name, required=True)
+    s.add_argument("--catch-up", type=int, default=0)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
     try:
-        (enqueue if args.command == "enqueue" else work)(args)
+        {"enqueue": enqueue, "work": work, "schedule": schedule}[args.command](args)
     except Exception as e:  # the contract: one line on stderr naming it, exit 1
         print(f"xlang.py {args.command}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

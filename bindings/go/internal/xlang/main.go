@@ -1,8 +1,9 @@
 // Command xlang is the Go side of the cross-implementation CLI contract
-// (enqueue and work; see the project's xlang contract), over package queuey.
+// (enqueue, work and schedule; see the project's xlang contract), over package queuey.
 //
 //	xlang enqueue --url URL --queue Q --type T --payload JSON [--after-ms N | --defer-ms N] [--correlation-id C]
 //	xlang work --url URL --queue Q --handled N [--timeout-s S]
+//	xlang schedule --url URL --group G --name N --queue Q --connection-name C [--catch-up K]
 package main
 
 import (
@@ -18,7 +19,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(fmt.Errorf("usage: xlang enqueue|work --url URL --queue Q ..."))
+		fail(fmt.Errorf("usage: xlang enqueue|work|schedule --url URL ..."))
 	}
 	var err error
 	switch command, args := os.Args[1], os.Args[2:]; command {
@@ -26,8 +27,10 @@ func main() {
 		err = enqueue(args)
 	case "work":
 		err = work(args)
+	case "schedule":
+		err = schedule(args)
 	default:
-		err = fmt.Errorf("unknown command %q (enqueue, work)", command)
+		err = fmt.Errorf("unknown command %q (enqueue, work, schedule)", command)
 	}
 	if err != nil {
 		fail(err)
