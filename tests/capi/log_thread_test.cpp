@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -41,11 +42,19 @@ struct Jobs {
     }
 };
 
-// A memory:// client logging to sink, with q declared; its worker runs slow and fast jobs
-// one at a time, times out at 50 ms and never retries (a timed-out job logs one line).
+// A memory:// client logging to its sink, with q declared; its worker runs slow and fast
+// jobs one at a time, times out at 50 ms and never retries (a timed-out job logs one line).
+// The sink is the fixture's and outlives the client: the client's log thread delivers the
+// lines still queued when the client is freed (the worker's shutdown line among them).
 class LogThread : public testing::Test {
 protected:
-    void start(qyt::LogRecorder &sink) {
+    qyt::LogRecorder &start(bool hold_first, std::chrono::milliseconds hold = 10s) {
+        sink_.emplace(hold_first, hold);
+        start_with(*sink_);
+        return *sink_;
+    }
+
+    void start_with(qyt::LogRecorder &sink) {
         qy_client_options *opts = nullptr;
         ASSERT_EQ(qy_client_options_new(&opts, nullptr), QY_OK);
         ASSERT_EQ(sink.install(opts), QY_OK);
@@ -86,6 +95,7 @@ protected:
         return holds();
     }
 
+    std::optional<qyt::LogRecorder> sink_;  // destroyed after the client
     Jobs jobs_;
     qyt::Client client_;
     qyt::Worker worker_;
@@ -93,8 +103,7 @@ protected:
 };
 
 TEST_F(LogThread, ACallbackThatBlocksHoldsUpNoWorkerThread) {
-    qyt::LogRecorder sink(true);
-    start(sink);
+    qyt::LogRecorder &sink = start(true);
     qyt::enqueue(client_.get(), "q", "slow");
     qyt::enqueue(client_.get(), "q", "fast");
 
@@ -114,8 +123,7 @@ TEST_F(LogThread, ACallbackThatBlocksHoldsUpNoWorkerThread) {
 }
 
 TEST_F(LogThread, FreeingTheClientDeliversTheQueuedLinesFirst) {
-    qyt::LogRecorder sink(true, 300ms);  // lets the first line go by itself
-    start(sink);
+    qyt::LogRecorder &sink = start(true, 300ms);  // lets the first line go by itself
     qyt::enqueue(client_.get(), "q", "slow", 3);
     ASSERT_TRUE(eventually([&] { return jobs_.slow_returned.load() == 3; }, 5s));
     stop_worker();
