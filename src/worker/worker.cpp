@@ -285,12 +285,14 @@ void Worker::watch_timeouts() {
         }
         lock.unlock();
         for (const auto &job : expired) {
-            job->cancelled = true;
             ++counters_.timed_out;
             SettleAction action =
                 decide(*job->delivery, JobOutcome::retryable(error), job->registration);
             action.timed_out = true;
             settle(job->delivery, std::move(action));
+            // Only now: a handler that sees it cancelled is told its job is settled
+            // (Job::cancelled), and what it logs on its return follows the settle's line.
+            job->cancelled = true;
         }
         lock.lock();
     }
