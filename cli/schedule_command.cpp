@@ -33,10 +33,9 @@ std::int64_t number_of(const Value &object, const char *name) {
 std::string leader_line(const Value &listing) {
     const std::int64_t schedulers = number_of(listing, "schedulers");
     const std::string running = std::to_string(schedulers) + " scheduler(s) in the election";
-    const auto leader = listing.FindMember("leader");
-    if (leader == listing.MemberEnd() || !leader->value.IsObject())
+    if (!listing.HasMember("leader") || !listing["leader"].IsObject())
         return "no scheduler has led yet; " + running;
-    const Value &who = leader->value;
+    const Value &who = listing["leader"];
     const std::string identity =
         "'" + text_of(who, "connection") + "' (host " + text_of(who, "host") + ", pid " +
         std::to_string(number_of(who, "pid")) + "), since " + text_of(who, "since");
@@ -69,9 +68,8 @@ void list(const GlobalOptions &global, const std::string &group) {
         throw std::runtime_error("the library's schedule listing is no JSON object");
     std::printf("%s\n", leader_line(listing).c_str());
     std::size_t shown = 0;
-    if (const auto schedules = listing.FindMember("schedules");
-        schedules != listing.MemberEnd() && schedules->value.IsArray())
-        for (const Value &schedule : schedules->value.GetArray()) {
+    if (listing.HasMember("schedules") && listing["schedules"].IsArray())
+        for (const Value &schedule : listing["schedules"].GetArray()) {
             std::printf("%s\n", schedule_line(schedule).c_str());
             ++shown;
         }

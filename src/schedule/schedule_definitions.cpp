@@ -3,6 +3,7 @@
 #include "../envelope_codec.hpp"
 #include "../error.hpp"
 #include "../json_writer.hpp"
+#include "../utf8.hpp"
 #include "fire_id.hpp"
 
 #include <rapidjson/document.h>
@@ -40,7 +41,10 @@ const Value *optional_member(const Value &object, const char *name) {
 
 std::string text(const Value &value, const std::string &path) {
     if (!value.IsString()) bad(path, "must be a string");
-    return {value.GetString(), value.GetStringLength()};
+    std::string read(value.GetString(), value.GetStringLength());
+    // An escape may spell what is no UTF-8 (a lone surrogate, \udc00).
+    if (!is_valid_utf8(read)) bad(path, "is not UTF-8");
+    return read;
 }
 
 std::int64_t integer(const Value &value, const std::string &path, std::int64_t low,
